@@ -1,0 +1,12 @@
+//! The turn pipeline and the agent loop.
+//!
+//! Owns: running one turn (history → model ⇄ tools → persist), budgets (rounds, tokens,
+//! wall clock), history trimming that keeps tool calls with their results, per-conversation
+//! ordering (one turn at a time per conversation, in arrival order; conversations run
+//! concurrently), graceful shutdown. Does not own: wire formats (steward-llm), storage
+//! engines (steward-store), tool implementations (steward-tools), surfaces (steward-server,
+//! the CLI).
+
+mod port;
+
+pub use port::{Assistant, TurnStream};

@@ -1,0 +1,1 @@
+//! steward-llm (in progress)

@@ -1,0 +1,78 @@
+//! The `TurnEvent` stream: everything a surface needs to render a turn, in order.
+//! Every turn emits exactly one `Started` first and exactly one terminal event
+//! (`Final` or `Failed`) last.
+
+use crate::{ConversationId, Usage};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TurnEvent {
+    Started {
+        conversation_id: ConversationId,
+        turn_id: String,
+    },
+    /// A piece of the model's answer text, as it streams.
+    TextDelta { text: String },
+    /// The model asked for a tool; it is about to run.
+    ToolStarted {
+        call_id: String,
+        name: String,
+        arguments: String,
+    },
+    /// The tool finished (or failed; the failure went back to the model).
+    ToolFinished {
+        call_id: String,
+        name: String,
+        ok: bool,
+        /// The result text the model sees, possibly shortened for display.
+        output: String,
+    },
+    /// The turn's answer. Terminal.
+    Final {
+        text: String,
+        usage: Usage,
+        model: String,
+    },
+    /// The turn failed. Terminal. `message` is safe to show to the user.
+    Failed {
+        kind: FailureKind,
+        message: String,
+        retryable: bool,
+    },
+}
+
+impl TurnEvent {
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, TurnEvent::Final { .. } | TurnEvent::Failed { .. })
+    }
+
+    /// The SSE event name for this event.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TurnEvent::Started { .. } => "started",
+            TurnEvent::TextDelta { .. } => "text_delta",
+            TurnEvent::ToolStarted { .. } => "tool_started",
+            TurnEvent::ToolFinished { .. } => "tool_finished",
+            TurnEvent::Final { .. } => "final",
+            TurnEvent::Failed { .. } => "failed",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// No model is configured.
+    NoModel,
+    /// The model API failed (after retries and fallback).
+    Model,
+    /// A budget (rounds, tokens, wall clock) ran out.
+    Budget,
+    /// Storage failed.
+    Store,
+    /// The process is shutting down.
+    Shutdown,
+    /// Bad input from the caller.
+    Input,
+}

@@ -1,0 +1,13 @@
+//! Plain types shared by all Steward crates: ids, chat messages, tool calls, usage,
+//! tool effects, inbound messages and the `TurnEvent` stream that surfaces project.
+//!
+//! Owns: the vocabulary. Does not own: any IO, storage, wire format of a model API,
+//! or policy. Nothing here may depend on another Steward crate.
+
+mod event;
+mod ids;
+mod message;
+
+pub use event::{FailureKind, TurnEvent};
+pub use ids::{ConversationId, IdError, Principal, Surface};
+pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};

@@ -1,0 +1,1 @@
+//! steward-server (in progress)

@@ -1,0 +1,1 @@
+//! steward-store (in progress)

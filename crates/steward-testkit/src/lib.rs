@@ -1,0 +1,1 @@
+//! steward-testkit (in progress)

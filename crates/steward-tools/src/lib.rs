@@ -1,0 +1,1 @@
+//! steward-tools (in progress)

@@ -1,0 +1,1 @@
+//! Configuration registry (in progress).

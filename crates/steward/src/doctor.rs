@@ -1,0 +1,1 @@
+//! `steward doctor` (in progress).
