@@ -7,6 +7,15 @@
 //! engines (steward-store), tool implementations (steward-tools), surfaces (steward-server,
 //! the CLI).
 
+mod history;
 mod port;
+mod prompt;
+mod settings;
+mod steward;
+mod turn;
 
+pub use history::trim_history;
 pub use port::{Assistant, TurnStream};
+pub use prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
+pub use settings::{AgentSettings, ModelBinding};
+pub use steward::{Steward, StewardDeps};

@@ -1,1 +1,123 @@
-//! steward-server (in progress)
+//! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
+//! OpenAI-compatible API, bearer-token auth and hostile-input handling.
+//!
+//! Owns: routing, request validation, projecting `TurnEvent`s into HTTP responses, the
+//! accept loop with graceful shutdown. Does not own: running turns (that is
+//! `steward_core::Assistant`), TLS, or reading configuration from disk (the binary builds a
+//! `ServerConfig` and hands it in).
+
+mod api;
+mod auth;
+mod body;
+mod error;
+mod openai;
+mod trace;
+mod turn;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::routing::{get, post};
+use axum::serve::ListenerExt;
+use serde_json::json;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use steward_core::Assistant;
+
+/// Default cap on a request body; larger bodies get 413.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Longest accepted message text, in bytes; longer gets 413. Separate from the body cap
+/// so that a generous body limit never lets one giant turn through.
+pub const MAX_TEXT_BYTES: usize = 64 * 1024;
+
+/// What the server needs from the binary.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// Bearer token every `/api/` and `/v1/` request must present. An empty token
+    /// refuses every request rather than accepting an empty credential.
+    pub api_token: String,
+    /// Bodies larger than this get 413.
+    pub max_body_bytes: usize,
+    /// `"provider:model"` shown by `/health`; `None` = no model configured.
+    pub model_label: Option<String>,
+}
+
+impl ServerConfig {
+    /// A config with the default body limit and no model label.
+    pub fn new(api_token: impl Into<String>) -> Self {
+        Self {
+            api_token: api_token.into(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            model_label: None,
+        }
+    }
+}
+
+// Hand-written so the token can never reach logs through `{:?}`.
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("api_token", &"<redacted>")
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("model_label", &self.model_label)
+            .finish()
+    }
+}
+
+/// Shared by every handler.
+#[derive(Clone)]
+pub(crate) struct AppState {
+    pub(crate) assistant: Arc<dyn Assistant>,
+    pub(crate) token: Arc<auth::Token>,
+    pub(crate) model_label: Option<Arc<str>>,
+}
+
+/// Build the full router. Layers run outside-in: tracing span, then auth (before any
+/// body is read), then the body limit that the body extractor enforces.
+pub fn router(assistant: Arc<dyn Assistant>, cfg: ServerConfig) -> Router {
+    let state = AppState {
+        assistant,
+        token: Arc::new(auth::Token::new(cfg.api_token)),
+        model_label: cfg.model_label.map(Arc::from),
+    };
+    Router::new()
+        .route("/health", get(health))
+        .route("/api/v1/messages", post(api::post_message))
+        .route("/v1/chat/completions", post(openai::chat_completions))
+        .route("/v1/models", get(openai::list_models))
+        .fallback(error::not_found)
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .layer(DefaultBodyLimit::max(cfg.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::require_bearer,
+        ))
+        .layer(axum::middleware::from_fn(trace::trace_request))
+        .with_state(state)
+}
+
+/// Serve until `shutdown` resolves, then stop accepting and let in-flight requests finish.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    // Streamed tokens are small writes; Nagle would hold them back.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(%err, "could not set TCP_NODELAY");
+        }
+    });
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+async fn health(State(state): State<AppState>) -> axum::Json<serde_json::Value> {
+    axum::Json(json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "model": state.model_label.as_deref(),
+    }))
+}

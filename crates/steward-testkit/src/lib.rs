@@ -1,1 +1,18 @@
-//! steward-testkit (in progress)
+//! steward-testkit: a fake model server for Steward's tests and benchmarks.
+//!
+//! `FakeModel` listens on 127.0.0.1 and speaks the OpenAI Chat Completions,
+//! Anthropic Messages and Gemini generateContent wire formats (whole bodies and
+//! streams), answering from a FIFO of scripted `Step`s and recording every model
+//! request. Owns: test doubles only. Does not own: anything production code uses;
+//! nothing outside tests and benchmarks may depend on this crate.
+
+mod anthropic;
+mod gemini;
+mod openai;
+mod script;
+mod server;
+mod state;
+mod wire;
+
+pub use script::{RecordedRequest, Reply, ScriptedCall, Step, WireFormat};
+pub use server::FakeModel;

@@ -1,4 +1,11 @@
-//! Steward binary library: configuration, doctor, and the composition root used by main.
+//! Steward's binary crate as a library: configuration, the composition root, and the
+//! command implementations (`serve`, `chat`, `doctor`). `main.rs` only parses arguments.
+//!
+//! Owns: wiring config → adapters → core → surfaces. Does not own: business logic.
 
+pub mod app;
+pub mod chat;
 pub mod config;
 pub mod doctor;
+pub mod serve;
+pub mod token;

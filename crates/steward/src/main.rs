@@ -1,1 +1,94 @@
-fn main() {}
+//! The `steward` command: parses the command line and hands off to the library.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "steward",
+    version,
+    about = "Steward: a self-hosted personal AI assistant",
+    long_about = "Steward: a self-hosted personal AI assistant in one binary.\n\n\
+Configuration comes from defaults, then steward.toml, then the environment \
+(STEWARD_MODEL, OPENAI_API_KEY, ...). `steward config show` prints what is in effect \
+and where each value came from; `steward doctor` checks the setup."
+)]
+struct Cli {
+    /// Config file (default: $STEWARD_CONFIG, else ./steward.toml, else <data dir>/steward.toml).
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP server (API, OpenAI-compatible API, health) until SIGTERM or Ctrl-C.
+    Serve,
+    /// Chat in the terminal; with -m, answer one message and exit.
+    Chat {
+        /// Send this one message, print the answer, exit (for scripts).
+        #[arg(short = 'm', long = "message", value_name = "TEXT")]
+        message: Option<String>,
+        /// Conversation (thread) to use.
+        #[arg(long, value_name = "ID", default_value = "cli")]
+        conversation: String,
+    },
+    /// Check configuration, database and model reachability, with a fix for each problem.
+    Doctor,
+    /// Inspect configuration.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Print the effective configuration (secrets masked) and where each value came from.
+    Show,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        let loaded = steward::config::load(cli.config.as_deref(), &|k| std::env::var(k).ok())?;
+        match cli.command {
+            Command::Serve => steward::serve::run(&loaded).await,
+            Command::Chat {
+                message,
+                conversation,
+            } => steward::chat::run(&loaded, message, &conversation).await,
+            Command::Doctor => {
+                let mut out = std::io::stdout();
+                let ok = steward::doctor::run(&loaded, &mut out).await?;
+                Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            }
+            Command::Config {
+                command: ConfigCommand::Show,
+            } => {
+                print!("{}", loaded.render_show());
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

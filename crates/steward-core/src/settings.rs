@@ -1,0 +1,40 @@
+//! Settings the agent loop reads on every turn.
+
+use std::time::Duration;
+use steward_llm::ModelRef;
+
+/// Budgets and sizes for one turn.
+#[derive(Debug, Clone)]
+pub struct AgentSettings {
+    /// Model calls per turn (each round may run tools).
+    pub max_rounds: u32,
+    /// Input + output tokens per turn, summed over rounds.
+    pub max_turn_tokens: u64,
+    /// Wall clock for the whole turn.
+    pub turn_timeout: Duration,
+    /// Messages of history sent with each turn (trimmed so tool calls keep their results).
+    pub history_messages: usize,
+    pub max_output_tokens: u32,
+    /// The owner's IANA time zone for the context line and time tools; None = UTC.
+    pub timezone: Option<String>,
+}
+
+impl Default for AgentSettings {
+    fn default() -> Self {
+        Self {
+            max_rounds: 8,
+            max_turn_tokens: 200_000,
+            turn_timeout: Duration::from_secs(300),
+            history_messages: 40,
+            max_output_tokens: 4096,
+            timezone: None,
+        }
+    }
+}
+
+/// Which model answers. Read per turn, so it can change at runtime without a restart.
+#[derive(Debug, Clone, Default)]
+pub struct ModelBinding {
+    pub primary: Option<ModelRef>,
+    pub fallback: Option<ModelRef>,
+}

@@ -1,0 +1,218 @@
+//! `Steward`: the assistant behind every surface. Queues turns per conversation, runs
+//! them, and shuts down gracefully.
+//!
+//! Ordering: each conversation has one worker task fed by an unbounded queue; `submit`
+//! pushes while holding the queue map lock, and a worker only exits after finding its
+//! queue empty under that same lock, so no message is ever stranded and turns in one
+//! conversation run strictly in arrival order. Different conversations have different
+//! workers and never wait for each other.
+
+use crate::port::{Assistant, TurnStream};
+use crate::settings::{AgentSettings, ModelBinding};
+use crate::turn::{TurnContext, run_turn};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+use steward_llm::{LlmError, ModelRef, Models};
+use steward_protocol::{ConversationId, FailureKind, Inbound, TurnEvent};
+use steward_store::Store;
+use steward_tools::ToolRegistry;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Capacity of a surface's event channel. Deltas are buffered in an unbounded channel
+/// inside the turn, so a slow reader slows delivery, never the model stream.
+const EVENT_CHANNEL: usize = 256;
+
+/// Everything the assistant is built from (the composition root fills this in).
+pub struct StewardDeps {
+    pub store: Arc<dyn Store>,
+    pub models: Arc<Models>,
+    pub tools: Arc<ToolRegistry>,
+    pub settings: AgentSettings,
+    pub binding: ModelBinding,
+}
+
+struct Job {
+    inbound: Inbound,
+    events: mpsc::Sender<TurnEvent>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) models: Arc<Models>,
+    pub(crate) tools: Arc<ToolRegistry>,
+    pub(crate) settings: AgentSettings,
+    binding: RwLock<ModelBinding>,
+    queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
+    tracker: TaskTracker,
+    accepting: AtomicBool,
+    /// Cancelled when the shutdown grace period runs out: running turns stop.
+    hard_stop: CancellationToken,
+}
+
+/// Cheap to clone; all clones are the same assistant.
+#[derive(Clone)]
+pub struct Steward {
+    inner: Arc<Inner>,
+}
+
+impl Steward {
+    pub fn new(deps: StewardDeps) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                store: deps.store,
+                models: deps.models,
+                tools: deps.tools,
+                settings: deps.settings,
+                binding: RwLock::new(deps.binding),
+                queues: Mutex::new(HashMap::new()),
+                tracker: TaskTracker::new(),
+                accepting: AtomicBool::new(true),
+                hard_stop: CancellationToken::new(),
+            }),
+        }
+    }
+
+    /// The model binding used by the next turn.
+    pub fn binding(&self) -> ModelBinding {
+        match self.inner.binding.read() {
+            Ok(b) => b.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Rebind the model at runtime; applies from the next turn. Refuses unknown providers.
+    pub fn set_binding(&self, binding: ModelBinding) -> Result<(), LlmError> {
+        for m in [&binding.primary, &binding.fallback].into_iter().flatten() {
+            self.inner.models.check(m)?;
+        }
+        match self.inner.binding.write() {
+            Ok(mut b) => *b = binding,
+            Err(poisoned) => *poisoned.into_inner() = binding,
+        }
+        Ok(())
+    }
+
+    /// Convenience: the label of the primary model, if any.
+    pub fn model_label(&self) -> Option<String> {
+        self.binding().primary.as_ref().map(ModelRef::to_string)
+    }
+
+    /// Conversations with a turn queued or running.
+    pub fn busy_conversations(&self) -> usize {
+        self.inner.tracker.len()
+    }
+
+    /// Stop accepting turns, let running and queued ones finish for up to `grace`, then
+    /// cancel what is left and wait (briefly) for those to record their failure.
+    pub async fn shutdown(&self, grace: Duration) {
+        self.inner.accepting.store(false, Ordering::SeqCst);
+        self.inner.tracker.close();
+        if tokio::time::timeout(grace, self.inner.tracker.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                in_flight = self.inner.tracker.len(),
+                "shutdown grace period over; cancelling running turns"
+            );
+            self.inner.hard_stop.cancel();
+            let _ = tokio::time::timeout(Duration::from_secs(5), self.inner.tracker.wait()).await;
+        }
+    }
+
+    fn refuse(inbound: &Inbound, events: &mpsc::Sender<TurnEvent>) {
+        let _ = events.try_send(TurnEvent::Started {
+            conversation_id: inbound.conversation.clone(),
+            turn_id: new_turn_id(),
+        });
+        let _ = events.try_send(TurnEvent::Failed {
+            kind: FailureKind::Shutdown,
+            message: "Steward is shutting down; send the message again once it is back.".into(),
+            retryable: true,
+        });
+    }
+
+    fn spawn_worker(&self, conversation: ConversationId, mut rx: mpsc::UnboundedReceiver<Job>) {
+        let inner = Arc::clone(&self.inner);
+        self.inner.tracker.spawn(async move {
+            loop {
+                let job = match rx.try_recv() {
+                    Ok(job) => job,
+                    Err(_) => {
+                        // Decide to exit only under the map lock: `submit` sends under it too.
+                        let mut queues = match inner.queues.lock() {
+                            Ok(q) => q,
+                            Err(poisoned) => poisoned.into_inner(),
+                        };
+                        match rx.try_recv() {
+                            Ok(job) => job,
+                            Err(_) => {
+                                queues.remove(&conversation);
+                                return;
+                            }
+                        }
+                    }
+                };
+                let binding = match inner.binding.read() {
+                    Ok(b) => b.clone(),
+                    Err(poisoned) => poisoned.into_inner().clone(),
+                };
+                let ctx = TurnContext {
+                    inner: &inner,
+                    binding,
+                    cancel: inner.hard_stop.child_token(),
+                };
+                run_turn(ctx, job.inbound, job.events).await;
+            }
+        });
+    }
+}
+
+impl Inner {
+    pub(crate) fn now_unix(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0)
+    }
+}
+
+pub(crate) fn new_turn_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+impl Assistant for Steward {
+    fn submit(&self, inbound: Inbound) -> TurnStream {
+        let (tx, rx) = mpsc::channel(EVENT_CHANNEL);
+        if !self.inner.accepting.load(Ordering::SeqCst) {
+            Self::refuse(&inbound, &tx);
+            return rx;
+        }
+        let mut queues = match self.inner.queues.lock() {
+            Ok(q) => q,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let conversation = inbound.conversation.clone();
+        let job = Job { inbound, events: tx };
+        let job = match queues.get(&conversation) {
+            Some(queue) => match queue.send(job) {
+                Ok(()) => return rx,
+                // The worker is gone (it only leaves via the lock we hold, so this is
+                // defensive): start a new one.
+                Err(mpsc::error::SendError(job)) => job,
+            },
+            None => job,
+        };
+        let (qtx, qrx) = mpsc::unbounded_channel();
+        // A fresh channel's receiver is alive, so this cannot fail.
+        let _ = qtx.send(job);
+        queues.insert(conversation.clone(), qtx);
+        drop(queues);
+        self.spawn_worker(conversation, qrx);
+        rx
+    }
+}

@@ -1,0 +1,267 @@
+//! One turn: load history, call the model, run the tools it asks for, repeat within the
+//! budgets, persist, and report every step as a `TurnEvent`.
+//!
+//! Persistence rule: the user's message is stored before the model is called (a failure
+//! never loses what the user said); an assistant message with tool calls is stored in the
+//! same append as all its results, so no reader ever sees a call without its result.
+
+use crate::history::trim_history;
+use crate::prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
+use crate::settings::ModelBinding;
+use crate::steward::{Inner, new_turn_id};
+use steward_llm::{ChatRequest, LlmError, ModelRef};
+use steward_protocol::{FailureKind, Inbound, Message, TurnEvent, Usage};
+use steward_tools::ToolContext;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+/// Longest tool output echoed in a `ToolFinished` event (the model gets the full text).
+const EVENT_OUTPUT_CHARS: usize = 2000;
+
+pub(crate) struct TurnContext<'a> {
+    pub(crate) inner: &'a Inner,
+    pub(crate) binding: ModelBinding,
+    pub(crate) cancel: CancellationToken,
+}
+
+struct Failure {
+    kind: FailureKind,
+    message: String,
+    retryable: bool,
+}
+
+impl Failure {
+    fn new(kind: FailureKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            retryable: false,
+        }
+    }
+}
+
+impl From<LlmError> for Failure {
+    fn from(e: LlmError) -> Self {
+        match e {
+            LlmError::Cancelled => Failure {
+                kind: FailureKind::Shutdown,
+                message: "The turn was cancelled because Steward is shutting down.".into(),
+                retryable: true,
+            },
+            other => Failure {
+                kind: FailureKind::Model,
+                retryable: other.is_retryable(),
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+impl From<steward_store::StoreError> for Failure {
+    fn from(e: steward_store::StoreError) -> Self {
+        // The detail goes to the log; the user gets a generic message.
+        tracing::error!(error = %e, "store failure during turn");
+        Failure {
+            kind: FailureKind::Store,
+            message: "Steward could not read or save this conversation; see the server log.".into(),
+            retryable: true,
+        }
+    }
+}
+
+/// Run one turn and send its events. Always sends `Started` first and exactly one terminal
+/// event last (unless the receiver is gone, in which case the turn still runs and persists).
+pub(crate) async fn run_turn(ctx: TurnContext<'_>, inbound: Inbound, events: mpsc::Sender<TurnEvent>) {
+    let turn_id = new_turn_id();
+    let span = tracing::info_span!(
+        "turn",
+        conversation = %inbound.conversation,
+        surface = inbound.surface.as_str(),
+        turn_id = %turn_id,
+        model = tracing::field::Empty,
+        rounds = tracing::field::Empty,
+        input_tokens = tracing::field::Empty,
+        output_tokens = tracing::field::Empty,
+    );
+    // Deltas come from a synchronous callback inside the model stream: buffer them in an
+    // unbounded channel and forward in order, so a slow surface never stalls the model.
+    let (etx, mut erx) = mpsc::unbounded_channel::<TurnEvent>();
+    let forward = async move {
+        while let Some(ev) = erx.recv().await {
+            if events.send(ev).await.is_err() {
+                // The surface went away; keep draining so the turn is unaffected.
+                while erx.recv().await.is_some() {}
+                return;
+            }
+        }
+    };
+    let _ = etx.send(TurnEvent::Started {
+        conversation_id: inbound.conversation.clone(),
+        turn_id,
+    });
+    let timeout = ctx.inner.settings.turn_timeout;
+    let work = async {
+        let result = match tokio::time::timeout(timeout, turn_body(&ctx, &inbound, &etx)).await {
+            Ok(r) => r,
+            Err(_) => Err(Failure {
+                kind: FailureKind::Budget,
+                message: format!(
+                    "The turn took longer than {} s (agent.turn_timeout_secs) and was stopped.",
+                    timeout.as_secs()
+                ),
+                retryable: true,
+            }),
+        };
+        let terminal = match result {
+            Ok(done) => done,
+            Err(f) => {
+                tracing::warn!(kind = ?f.kind, message = %f.message, "turn failed");
+                TurnEvent::Failed {
+                    kind: f.kind,
+                    message: f.message,
+                    retryable: f.retryable,
+                }
+            }
+        };
+        let _ = etx.send(terminal);
+        drop(etx);
+    };
+    tokio::join!(work.instrument(span), forward);
+}
+
+async fn turn_body(
+    ctx: &TurnContext<'_>,
+    inbound: &Inbound,
+    events: &mpsc::UnboundedSender<TurnEvent>,
+) -> Result<TurnEvent, Failure> {
+    let inner = ctx.inner;
+    let settings = &inner.settings;
+    if inbound.text.trim().is_empty() {
+        return Err(Failure::new(FailureKind::Input, "The message is empty."));
+    }
+    let Some(primary) = ctx.binding.primary.clone() else {
+        return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));
+    };
+    let conversation = &inbound.conversation;
+    let stored = inner
+        .store
+        .recent_messages(conversation, settings.history_messages)
+        .await?;
+    let mut messages = trim_history(&stored, settings.history_messages);
+    // What the user said is saved before anything can fail.
+    inner
+        .store
+        .append_messages(conversation, &[Message::user(inbound.text.clone())])
+        .await?;
+    let context = context_block(inner.now_unix(), settings.timezone.as_deref());
+    messages.push(Message::user(format!("{context}{}", inbound.text)));
+
+    let mut request = ChatRequest {
+        system: system_prompt().to_owned(),
+        messages,
+        tools: inner.tools.specs(),
+        max_output_tokens: Some(settings.max_output_tokens),
+        temperature: None,
+    };
+    let tool_ctx = ToolContext {
+        conversation: conversation.clone(),
+        timezone: settings.timezone.clone(),
+    };
+    let mut usage = Usage::default();
+    let on_text = |t: &str| {
+        let _ = events.send(TurnEvent::TextDelta { text: t.to_owned() });
+    };
+    for round in 1..=settings.max_rounds {
+        let response = call_model(ctx, &primary, &request, &on_text, round).await?;
+        usage.add(response.usage);
+        let span = tracing::Span::current();
+        span.record("model", response.model.as_str());
+        span.record("rounds", round);
+        span.record("input_tokens", usage.input_tokens);
+        span.record("output_tokens", usage.output_tokens);
+
+        if response.tool_calls.is_empty() {
+            inner
+                .store
+                .append_messages(conversation, &[Message::assistant(response.text.clone(), vec![])])
+                .await?;
+            return Ok(TurnEvent::Final {
+                text: response.text,
+                usage,
+                model: response.model,
+            });
+        }
+
+        let assistant = Message::assistant(response.text, response.tool_calls.clone());
+        let mut group = vec![assistant];
+        for call in &response.tool_calls {
+            let _ = events.send(TurnEvent::ToolStarted {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+            let outcome = inner
+                .tools
+                .call(call, &tool_ctx)
+                .instrument(tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id))
+                .await;
+            let _ = events.send(TurnEvent::ToolFinished {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                ok: outcome.ok,
+                output: shorten(&outcome.output, EVENT_OUTPUT_CHARS),
+            });
+            group.push(Message::tool_result(call, outcome.output));
+        }
+        inner.store.append_messages(conversation, &group).await?;
+        request.messages.extend(group);
+
+        if usage.total() >= settings.max_turn_tokens {
+            return Err(Failure::new(
+                FailureKind::Budget,
+                format!(
+                    "The turn used {} tokens, over its budget of {} (agent.max_turn_tokens), before reaching an answer.",
+                    usage.total(),
+                    settings.max_turn_tokens
+                ),
+            ));
+        }
+    }
+    Err(Failure::new(
+        FailureKind::Budget,
+        format!(
+            "The turn stopped after {} model calls without a final answer (agent.max_rounds).",
+            settings.max_rounds
+        ),
+    ))
+}
+
+async fn call_model(
+    ctx: &TurnContext<'_>,
+    primary: &ModelRef,
+    request: &ChatRequest,
+    on_text: &(dyn Fn(&str) + Send + Sync),
+    round: u32,
+) -> Result<steward_llm::ChatResponse, Failure> {
+    let span = tracing::info_span!("model_round", round, model = %primary);
+    ctx.inner
+        .models
+        .chat(
+            primary,
+            ctx.binding.fallback.as_ref(),
+            request,
+            Some(on_text),
+            &ctx.cancel,
+        )
+        .instrument(span)
+        .await
+        .map_err(Failure::from)
+}
+
+fn shorten(s: &str, max_chars: usize) -> String {
+    match s.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_owned(),
+    }
+}

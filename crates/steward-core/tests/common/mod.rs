@@ -1,0 +1,90 @@
+//! Shared set-up: a real in-memory SQLite store, the real OpenAI-compatible client and the
+//! builtin tools, against the fake model server.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+use steward_core::{AgentSettings, Assistant, ModelBinding, Steward, StewardDeps};
+use steward_llm::{ModelRef, Models, ProviderConfig, ProviderKind, RetryPolicy};
+use steward_protocol::{ConversationId, Inbound, Principal, Surface, TurnEvent};
+use steward_store::SqliteStore;
+use steward_testkit::FakeModel;
+
+pub fn fast_retry() -> RetryPolicy {
+    RetryPolicy {
+        max_retries: 1,
+        base_delay: Duration::from_millis(10),
+        max_delay: Duration::from_millis(20),
+        max_retry_after: Duration::from_millis(50),
+    }
+}
+
+pub fn openai_provider(base_url: String) -> ProviderConfig {
+    ProviderConfig {
+        name: "openai".into(),
+        kind: ProviderKind::OpenAi,
+        base_url,
+        api_key: Some("sk-test-not-a-real-key".into()),
+        stream: true,
+        request_timeout: Duration::from_secs(10),
+        connect_timeout: Duration::from_secs(2),
+    }
+}
+
+pub struct Harness {
+    pub steward: Steward,
+    pub store: Arc<SqliteStore>,
+}
+
+pub fn harness(fake: &FakeModel, settings: AgentSettings, model: Option<&str>) -> Harness {
+    let models = Models::new(vec![openai_provider(fake.openai_base_url())], fast_retry()).unwrap();
+    harness_with(models, settings, model)
+}
+
+pub fn harness_with(models: Models, settings: AgentSettings, model: Option<&str>) -> Harness {
+    let store = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let steward = Steward::new(StewardDeps {
+        store: store.clone(),
+        models: Arc::new(models),
+        tools: Arc::new(steward_tools::builtin_registry()),
+        settings,
+        binding: ModelBinding {
+            primary: model.map(|m| ModelRef::parse(m).unwrap()),
+            fallback: None,
+        },
+    });
+    Harness { steward, store }
+}
+
+pub fn inbound(conv: &str, text: &str) -> Inbound {
+    Inbound {
+        conversation: ConversationId::parse(conv).unwrap(),
+        principal: Principal::owner(),
+        surface: Surface::Cli,
+        text: text.into(),
+    }
+}
+
+/// All events of one turn, failing the test if the turn does not end within 20 s.
+pub async fn collect(steward: &Steward, msg: Inbound) -> Vec<TurnEvent> {
+    let rx = steward.submit(msg);
+    drain(rx).await
+}
+
+pub async fn drain(mut rx: tokio::sync::mpsc::Receiver<TurnEvent>) -> Vec<TurnEvent> {
+    let mut out = Vec::new();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await {
+            Ok(Some(ev)) => out.push(ev),
+            Ok(None) => return out,
+            Err(_) => panic!("turn did not finish; events so far: {out:?}"),
+        }
+    }
+}
+
+pub fn final_text(events: &[TurnEvent]) -> String {
+    match events.last() {
+        Some(TurnEvent::Final { text, .. }) => text.clone(),
+        other => panic!("expected a Final event last, got {other:?} in {events:?}"),
+    }
+}

@@ -1,0 +1,202 @@
+//! `POST /api/v1/messages`: the Steward API, answering with one JSON document or, when
+//! the client accepts `text/event-stream`, with every `TurnEvent` as SSE.
+//!
+//! Owns: the request shape, the JSON reply shape and the SSE projection. Does not own:
+//! auth (middleware) or the turn itself (the assistant).
+
+use crate::AppState;
+use crate::body::{check_text, fresh_conversation, parse_conversation, parse_json};
+use crate::error::{ApiError, VANISHED_MESSAGE, failure_kind_str, failure_status};
+use crate::trace::record_conversation;
+use crate::turn::{End, collect};
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::header::ACCEPT;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
+use serde::Deserialize;
+use serde_json::json;
+use std::convert::Infallible;
+use std::time::Duration;
+use steward_core::TurnStream;
+use steward_protocol::{ConversationId, Inbound, Principal, Surface, TurnEvent};
+
+/// SSE keep-alive comment interval: long turns (tools, slow models) must not look dead
+/// to proxies and clients.
+pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+#[derive(Deserialize)]
+struct MessageRequest {
+    #[serde(default)]
+    conversation_id: Option<String>,
+    text: String,
+}
+
+pub(crate) async fn post_message(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let req: MessageRequest = parse_json(&headers, body)?;
+    let conversation = match req.conversation_id.as_deref() {
+        Some(raw) => parse_conversation(raw, "conversation_id")?,
+        None => fresh_conversation("api")?,
+    };
+    check_text(&req.text)?;
+    record_conversation(&conversation);
+    let rx = state.assistant.submit(Inbound {
+        conversation: conversation.clone(),
+        principal: Principal::owner(),
+        surface: Surface::Http,
+        text: req.text,
+    });
+    if wants_sse(&headers) {
+        Ok(sse_response(rx))
+    } else {
+        Ok(json_response(conversation, rx).await)
+    }
+}
+
+fn wants_sse(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|m| {
+            m.split(';')
+                .next()
+                .is_some_and(|e| e.trim().eq_ignore_ascii_case("text/event-stream"))
+        })
+}
+
+async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response {
+    let collected = collect(rx).await;
+    let (status, body) = match collected.end {
+        End::Final { text, usage, model } => {
+            let tools: Vec<_> = collected
+                .tool_calls
+                .iter()
+                .map(|t| json!({"name": t.name, "ok": t.ok}))
+                .collect();
+            let body = json!({
+                "conversation_id": conversation,
+                "turn_id": collected.turn_id,
+                "reply": text,
+                "model": model,
+                "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+                "tool_calls": tools,
+            });
+            (StatusCode::OK, body)
+        }
+        End::Failed {
+            kind,
+            message,
+            retryable,
+        } => (
+            failure_status(kind),
+            failed_body(
+                &conversation,
+                collected.turn_id,
+                failure_kind_str(kind),
+                &message,
+                retryable,
+            ),
+        ),
+        End::Vanished => {
+            tracing::warn!("turn stream closed without a terminal event");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                failed_body(
+                    &conversation,
+                    collected.turn_id,
+                    "internal",
+                    VANISHED_MESSAGE,
+                    true,
+                ),
+            )
+        }
+    };
+    (status, Json(body)).into_response()
+}
+
+fn failed_body(
+    conversation: &ConversationId,
+    turn_id: Option<String>,
+    kind: &str,
+    message: &str,
+    retryable: bool,
+) -> serde_json::Value {
+    json!({
+        "conversation_id": conversation,
+        "turn_id": turn_id,
+        "error": {"kind": kind, "message": message, "retryable": retryable},
+    })
+}
+
+fn sse_response(rx: TurnStream) -> Response {
+    let mut resp = Sse::new(turn_events(rx))
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .into_response();
+    // Reverse proxies (nginx) would otherwise buffer the stream.
+    resp.headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
+}
+
+/// Every event as `event: <name>` / `data: <json>`, ending after the terminal one. If the
+/// channel closes early, a final `event: error` says so instead of just hanging up.
+fn turn_events(rx: TurnStream) -> impl Stream<Item = Result<Event, Infallible>> {
+    futures_util::stream::unfold(Some(rx), |rx| async move {
+        let mut rx = rx?;
+        match rx.recv().await {
+            Some(event) => {
+                let next = (!event.is_terminal()).then_some(rx);
+                Some((Ok(to_sse(&event)), next))
+            }
+            None => {
+                let data = json!({"error": {"kind": "internal", "message": VANISHED_MESSAGE}});
+                Some((
+                    Ok(Event::default().event("error").data(data.to_string())),
+                    None,
+                ))
+            }
+        }
+    })
+}
+
+fn to_sse(event: &TurnEvent) -> Event {
+    match serde_json::to_string(event) {
+        Ok(data) => Event::default().event(event.name()).data(data),
+        Err(_) => {
+            let data = json!({"error": {"kind": "internal", "message": "could not encode event"}});
+            Event::default().event("error").data(data.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(v: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(ACCEPT, HeaderValue::from_str(v).unwrap());
+        h
+    }
+
+    #[test]
+    fn detects_event_stream_in_accept_lists() {
+        assert!(wants_sse(&accept("text/event-stream")));
+        assert!(wants_sse(&accept(
+            "application/json, Text/Event-Stream;q=0.9"
+        )));
+        assert!(!wants_sse(&accept("application/json")));
+        assert!(!wants_sse(&accept("*/*")));
+        assert!(!wants_sse(&HeaderMap::new()));
+    }
+}

@@ -1,0 +1,127 @@
+//! Turning a raw request body into a typed value with clear, JSON-shaped errors.
+//!
+//! Owns: the Content-Type check, the body-size error, malformed-vs-mistyped JSON, and the
+//! message-text limits shared by both APIs. Does not own: the size limit itself (set by
+//! `DefaultBodyLimit` in the router) or route-specific validation.
+
+use crate::MAX_TEXT_BYTES;
+use crate::error::ApiError;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, StatusCode};
+use serde::de::DeserializeOwned;
+use serde_json::error::Category;
+use steward_protocol::ConversationId;
+
+/// Parse a JSON body: 415 unless `Content-Type: application/json`, 413 beyond the body
+/// limit, 400 for malformed JSON, 422 for JSON of the wrong shape.
+pub(crate) fn parse_json<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, ApiError> {
+    if !is_json(headers) {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "expected Content-Type: application/json",
+        ));
+    }
+    let bytes = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::too_large("request body is larger than the configured limit")
+        } else {
+            ApiError::bad_request("could not read the request body")
+        }
+    })?;
+    serde_json::from_slice(&bytes).map_err(|err| match err.classify() {
+        Category::Data => ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_request",
+            format!("invalid request body: {err}"),
+        ),
+        Category::Syntax | Category::Eof | Category::Io => {
+            ApiError::bad_request(format!("malformed JSON: {err}"))
+        }
+    })
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let essence = value.split(';').next().unwrap_or("").trim();
+    essence.eq_ignore_ascii_case("application/json")
+}
+
+/// The turn text must have something in it and stay under `MAX_TEXT_BYTES`.
+pub(crate) fn check_text(text: &str) -> Result<(), ApiError> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(ApiError::too_large(format!(
+            "text is longer than {MAX_TEXT_BYTES} bytes"
+        )));
+    }
+    if text.trim().is_empty() {
+        return Err(ApiError::bad_request("text must not be empty"));
+    }
+    Ok(())
+}
+
+/// Validate a caller-supplied conversation id; `what` names where it came from.
+pub(crate) fn parse_conversation(raw: &str, what: &str) -> Result<ConversationId, ApiError> {
+    ConversationId::parse(raw)
+        .map_err(|err| ApiError::bad_request(format!("invalid {what}: {err}")))
+}
+
+/// A new conversation id `<prefix>-<uuid>`.
+pub(crate) fn fresh_conversation(prefix: &str) -> Result<ConversationId, ApiError> {
+    let raw = format!("{prefix}-{}", uuid::Uuid::new_v4());
+    // Cannot fail for the prefixes used here; mapped rather than unwrapped all the same.
+    ConversationId::parse(&raw)
+        .map_err(|_| ApiError::internal("could not create a conversation id"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn ct(value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(CONTENT_TYPE, HeaderValue::from_str(value).unwrap());
+        h
+    }
+
+    #[test]
+    fn accepts_json_content_types_only() {
+        assert!(is_json(&ct("application/json")));
+        assert!(is_json(&ct("Application/JSON; charset=utf-8")));
+        assert!(!is_json(&ct("text/plain")));
+        assert!(!is_json(&ct("application/jsonx")));
+        assert!(!is_json(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn text_limits() {
+        assert!(check_text("hi").is_ok());
+        assert_eq!(
+            check_text(" \n\t").unwrap_err().status(),
+            StatusCode::BAD_REQUEST
+        );
+        assert!(check_text(&"a".repeat(MAX_TEXT_BYTES)).is_ok());
+        assert_eq!(
+            check_text(&"a".repeat(MAX_TEXT_BYTES + 1))
+                .unwrap_err()
+                .status(),
+            StatusCode::PAYLOAD_TOO_LARGE
+        );
+    }
+
+    #[test]
+    fn fresh_ids_are_valid_and_distinct() {
+        let a = fresh_conversation("api").unwrap();
+        let b = fresh_conversation("api").unwrap();
+        assert!(a.as_str().starts_with("api-"));
+        assert_ne!(a, b);
+    }
+}

@@ -1,0 +1,140 @@
+//! Streaming `chat.completion.chunk`s: a role chunk, one content chunk per `TextDelta`, a
+//! `finish_reason:"stop"` chunk, an optional usage chunk, then `data: [DONE]`. A failure
+//! becomes a `data: {"error":…}` line followed by `[DONE]`.
+//!
+//! Owns: the chunk shapes and their order. Does not own: choosing the conversation or
+//! submitting the turn (`mod.rs`). Tool progress is deliberately not sent: OpenAI clients
+//! would misread it as assistant text.
+
+use super::{completion_id, unix_now};
+use crate::api::KEEP_ALIVE;
+use crate::error::{VANISHED_MESSAGE, failure_kind_str};
+use axum::http::HeaderValue;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::{Stream, StreamExt};
+use serde_json::{Value, json};
+use std::convert::Infallible;
+use steward_core::TurnStream;
+use steward_protocol::{TurnEvent, Usage};
+
+pub(super) fn response(rx: TurnStream, model: String, include_usage: bool) -> Response {
+    let state = Chunker {
+        rx,
+        id: completion_id(None),
+        created: unix_now(),
+        model,
+        include_usage,
+        role_sent: false,
+    };
+    let events = futures_util::stream::unfold(Some(state), step)
+        .flat_map(futures_util::stream::iter)
+        .map(Ok::<Event, Infallible>);
+    let mut resp = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .into_response();
+    resp.headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
+}
+
+struct Chunker {
+    rx: TurnStream,
+    id: String,
+    created: u64,
+    model: String,
+    include_usage: bool,
+    role_sent: bool,
+}
+
+/// Produce the SSE lines for the next turn event. Returns `None` state once `[DONE]`
+/// has been queued, which ends the stream on the following poll.
+async fn step(state: Option<Chunker>) -> Option<(Vec<Event>, Option<Chunker>)> {
+    let mut c = state?;
+    loop {
+        let Some(event) = c.rx.recv().await else {
+            tracing::warn!("turn stream closed without a terminal event");
+            let out = vec![error_line("internal", VANISHED_MESSAGE), done()];
+            return Some((out, None));
+        };
+        let mut out = Vec::new();
+        match event {
+            TurnEvent::Started { turn_id, .. } => {
+                c.id = completion_id(Some(&turn_id));
+                c.role_chunk(&mut out);
+            }
+            TurnEvent::TextDelta { text } => {
+                c.role_chunk(&mut out);
+                if !text.is_empty() {
+                    out.push(c.chunk(json!({"content": text}), None));
+                }
+            }
+            TurnEvent::ToolStarted { .. } | TurnEvent::ToolFinished { .. } => {}
+            TurnEvent::Final { usage, model, .. } => {
+                c.role_chunk(&mut out);
+                c.model = model;
+                out.push(c.chunk(json!({}), Some("stop")));
+                if c.include_usage {
+                    out.push(c.usage_chunk(usage));
+                }
+                out.push(done());
+                return Some((out, None));
+            }
+            TurnEvent::Failed { kind, message, .. } => {
+                out.push(error_line(failure_kind_str(kind), &message));
+                out.push(done());
+                return Some((out, None));
+            }
+        }
+        if !out.is_empty() {
+            return Some((out, Some(c)));
+        }
+    }
+}
+
+impl Chunker {
+    /// The `delta:{role}` chunk, exactly once and before any content.
+    fn role_chunk(&mut self, out: &mut Vec<Event>) {
+        if !self.role_sent {
+            self.role_sent = true;
+            out.push(self.chunk(json!({"role": "assistant"}), None));
+        }
+    }
+
+    fn chunk(&self, delta: Value, finish_reason: Option<&str>) -> Event {
+        data(&json!({
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        }))
+    }
+
+    fn usage_chunk(&self, usage: Usage) -> Event {
+        data(&json!({
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [],
+            "usage": {
+                "prompt_tokens": usage.input_tokens,
+                "completion_tokens": usage.output_tokens,
+                "total_tokens": usage.total(),
+            },
+        }))
+    }
+}
+
+fn data(value: &Value) -> Event {
+    Event::default().data(value.to_string())
+}
+
+fn error_line(kind: &str, message: &str) -> Event {
+    data(&json!({"error": {"message": message, "type": kind, "code": null}}))
+}
+
+fn done() -> Event {
+    Event::default().data("[DONE]")
+}

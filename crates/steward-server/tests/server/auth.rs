@@ -1,0 +1,140 @@
+//! Health without auth, and bearer auth on every API route.
+
+use crate::support::{Fake, TOKEN, client, json_of, start, start_with};
+use reqwest::Method;
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use serde_json::json;
+use steward_server::ServerConfig;
+
+#[tokio::test]
+async fn health_answers_without_auth_or_model() {
+    let server = start(Fake::standard()).await;
+    let resp = client().get(server.url("/health")).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let body = json_of(resp).await;
+    assert_eq!(
+        body,
+        json!({"status": "ok", "version": env!("CARGO_PKG_VERSION"), "model": null})
+    );
+}
+
+#[tokio::test]
+async fn health_shows_the_model_label() {
+    let mut cfg = ServerConfig::new(TOKEN);
+    cfg.model_label = Some("openai:gpt-test".into());
+    let server = start_with(Fake::standard(), cfg).await;
+    let body = json_of(client().get(server.url("/health")).send().await.unwrap()).await;
+    assert_eq!(body["model"], "openai:gpt-test");
+}
+
+fn routes() -> Vec<(Method, &'static str)> {
+    vec![
+        (Method::POST, "/api/v1/messages"),
+        (Method::POST, "/v1/chat/completions"),
+        (Method::GET, "/v1/models"),
+        (Method::GET, "/api/v1/no-such-route"),
+    ]
+}
+
+fn bad_credentials() -> Vec<Option<String>> {
+    vec![
+        None,
+        Some(format!("Basic {TOKEN}")),
+        Some("Basic dXNlcjpwYXNz".into()),
+        Some("Bearer".into()),
+        Some("Bearer ".into()),
+        Some("Bearer wrong-token-0123456789".into()),
+        Some(format!("Bearer {TOKEN}x")),
+        Some(format!("Bearer {}", &TOKEN[..TOKEN.len() - 1])),
+        Some(format!("Token {TOKEN}")),
+        Some(format!("Bearer{TOKEN}")),
+    ]
+}
+
+#[tokio::test]
+async fn every_api_route_refuses_bad_credentials_before_submitting() {
+    let server = start(Fake::standard()).await;
+    let body = json!({"text": "hi", "messages": [{"role": "user", "content": "hi"}]});
+    for (method, path) in routes() {
+        for cred in bad_credentials() {
+            let mut req = client()
+                .request(method.clone(), server.url(path))
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.to_string());
+            if let Some(c) = &cred {
+                req = req.header(AUTHORIZATION, c);
+            }
+            let resp = req.send().await.unwrap();
+            assert_eq!(resp.status(), 401, "{method} {path} with {cred:?}");
+            assert_eq!(resp.headers()[WWW_AUTHENTICATE], "Bearer");
+            let err = json_of(resp).await;
+            assert_eq!(err["error"]["kind"], "unauthorized");
+            assert_eq!(err["error"]["message"], "missing or invalid bearer token");
+        }
+    }
+    assert!(server.fake.seen().is_empty(), "nothing may be submitted");
+}
+
+#[tokio::test]
+async fn the_right_token_gets_through() {
+    let server = start(Fake::standard()).await;
+    for scheme in ["Bearer", "bearer"] {
+        let resp = client()
+            .get(server.url("/v1/models"))
+            .header(AUTHORIZATION, format!("{scheme} {TOKEN}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200, "{scheme}");
+    }
+    let resp = server.post("/api/v1/messages", &json!({"text": "hi"})).await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(server.fake.seen().len(), 1);
+}
+
+#[tokio::test]
+async fn empty_configured_token_refuses_everyone() {
+    let server = start_with(Fake::standard(), ServerConfig::new("")).await;
+    let resp = client()
+        .get(server.url("/v1/models"))
+        .header(AUTHORIZATION, "Bearer  ")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 401);
+}
+
+#[tokio::test]
+async fn unknown_route_is_json_404_and_wrong_method_is_405() {
+    let server = start(Fake::standard()).await;
+    let resp = client().get(server.url("/nope")).send().await.unwrap();
+    assert_eq!(resp.status(), 404);
+    assert_eq!(json_of(resp).await["error"]["kind"], "not_found");
+
+    let resp = client()
+        .get(server.url("/api/v1/nope"))
+        .header(AUTHORIZATION, format!("Bearer {TOKEN}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404);
+    assert_eq!(json_of(resp).await["error"]["kind"], "not_found");
+
+    let resp = client()
+        .get(server.url("/api/v1/messages"))
+        .header(AUTHORIZATION, format!("Bearer {TOKEN}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 405);
+    assert_eq!(json_of(resp).await["error"]["kind"], "method_not_allowed");
+    assert!(server.fake.seen().is_empty());
+}
+
+#[test]
+fn config_debug_hides_the_token() {
+    let cfg = ServerConfig::new("super-secret-token-value");
+    let shown = format!("{cfg:?}");
+    assert!(!shown.contains("super-secret"), "{shown}");
+    assert!(shown.contains("max_body_bytes"));
+}

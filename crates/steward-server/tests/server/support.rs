@@ -1,0 +1,245 @@
+//! Test support: the fake assistant, starting a server, and parsing SSE bodies.
+
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use steward_core::{Assistant, TurnStream};
+use steward_protocol::{FailureKind, Inbound, ToolCall, TurnEvent, Usage};
+use steward_server::{ServerConfig, router, serve};
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+pub const TOKEN: &str = "test-token-0123456789";
+pub const TURN_ID: &str = "turn-7";
+
+type Script = Box<dyn Fn(&Inbound) -> Vec<TurnEvent> + Send + Sync>;
+
+/// Records every `Inbound` and answers with scripted events.
+pub struct Fake {
+    seen: Mutex<Vec<Inbound>>,
+    script: Script,
+    /// When set, the last scripted event waits for this gate.
+    gate: Mutex<Option<oneshot::Receiver<()>>>,
+    pub submitted: Notify,
+}
+
+impl Fake {
+    pub fn new(script: impl Fn(&Inbound) -> Vec<TurnEvent> + Send + Sync + 'static) -> Arc<Self> {
+        Arc::new(Self {
+            seen: Mutex::new(Vec::new()),
+            script: Box::new(script),
+            gate: Mutex::new(None),
+            submitted: Notify::new(),
+        })
+    }
+
+    /// Holds back the last event of the first submitted turn until `gate` fires.
+    pub fn gated(
+        script: impl Fn(&Inbound) -> Vec<TurnEvent> + Send + Sync + 'static,
+        gate: oneshot::Receiver<()>,
+    ) -> Arc<Self> {
+        let fake = Self::new(script);
+        *fake.gate.lock().unwrap() = Some(gate);
+        fake
+    }
+
+    pub fn standard() -> Arc<Self> {
+        Self::new(standard_events)
+    }
+
+    pub fn failing(kind: FailureKind) -> Arc<Self> {
+        Self::new(move |inb| {
+            vec![
+                started(inb),
+                TurnEvent::TextDelta { text: "partial".into() },
+                failed(kind),
+            ]
+        })
+    }
+
+    pub fn seen(&self) -> Vec<Inbound> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Assistant for Fake {
+    fn submit(&self, inbound: Inbound) -> TurnStream {
+        let events = (self.script)(&inbound);
+        self.seen.lock().unwrap().push(inbound);
+        let gate = self.gate.lock().unwrap().take();
+        let (tx, rx) = mpsc::channel(4);
+        tokio::spawn(async move {
+            let mut gate = gate;
+            let last = events.len().saturating_sub(1);
+            for (i, event) in events.into_iter().enumerate() {
+                if i == last {
+                    if let Some(g) = gate.take() {
+                        let _ = g.await;
+                    }
+                }
+                if tx.send(event).await.is_err() {
+                    return;
+                }
+            }
+        });
+        self.submitted.notify_one();
+        rx
+    }
+}
+
+pub fn started(inb: &Inbound) -> TurnEvent {
+    TurnEvent::Started {
+        conversation_id: inb.conversation.clone(),
+        turn_id: TURN_ID.into(),
+    }
+}
+
+pub fn failed(kind: FailureKind) -> TurnEvent {
+    TurnEvent::Failed {
+        kind,
+        message: format!("scripted {kind:?} failure"),
+        retryable: matches!(kind, FailureKind::Model | FailureKind::Shutdown),
+    }
+}
+
+pub fn final_event(text: &str) -> TurnEvent {
+    TurnEvent::Final {
+        text: text.into(),
+        usage: Usage {
+            input_tokens: 11,
+            output_tokens: 7,
+        },
+        model: "fake:model-1".into(),
+    }
+}
+
+/// Started, text, two tools (one failing), more text, Final.
+pub fn standard_events(inb: &Inbound) -> Vec<TurnEvent> {
+    let call = |id: &str, name: &str| ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: "{}".into(),
+    };
+    let (clock, web) = (call("c1", "clock"), call("c2", "web_fetch"));
+    vec![
+        started(inb),
+        TurnEvent::TextDelta { text: "Hel".into() },
+        TurnEvent::ToolStarted {
+            call_id: clock.id.clone(),
+            name: clock.name.clone(),
+            arguments: clock.arguments.clone(),
+        },
+        TurnEvent::ToolFinished {
+            call_id: clock.id,
+            name: clock.name,
+            ok: true,
+            output: "12:00".into(),
+        },
+        TurnEvent::ToolStarted {
+            call_id: web.id.clone(),
+            name: web.name.clone(),
+            arguments: web.arguments.clone(),
+        },
+        TurnEvent::ToolFinished {
+            call_id: web.id,
+            name: web.name,
+            ok: false,
+            output: "timeout".into(),
+        },
+        TurnEvent::TextDelta { text: "lo!".into() },
+        final_event("Hello!"),
+    ]
+}
+
+pub struct Server {
+    pub base: String,
+    pub fake: Arc<Fake>,
+    shutdown: Option<oneshot::Sender<()>>,
+    pub task: JoinHandle<std::io::Result<()>>,
+}
+
+pub async fn start(fake: Arc<Fake>) -> Server {
+    start_with(fake, ServerConfig::new(TOKEN)).await
+}
+
+pub async fn start_with(fake: Arc<Fake>, cfg: ServerConfig) -> Server {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = router(fake.clone() as Arc<dyn Assistant>, cfg);
+    let (tx, rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(serve(listener, app, async move {
+        let _ = rx.await;
+    }));
+    Server {
+        base: format!("http://{addr}"),
+        fake,
+        shutdown: Some(tx),
+        task,
+    }
+}
+
+impl Server {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn shutdown(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+
+    /// POST JSON with the right token.
+    pub async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.post_raw(path, "application/json", body.to_string()).await
+    }
+
+    pub async fn post_raw(&self, path: &str, content_type: &str, body: String) -> reqwest::Response {
+        client()
+            .post(self.url(path))
+            .header(AUTHORIZATION, format!("Bearer {TOKEN}"))
+            .header(CONTENT_TYPE, content_type)
+            .body(body)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    // reqwest is built without a bundled crypto provider; plain http still needs one set.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// One SSE event: its `event:` name (if any) and its joined `data:` lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SseEvent {
+    pub name: Option<String>,
+    pub data: String,
+}
+
+pub fn parse_sse(body: &str) -> Vec<SseEvent> {
+    body.split("\n\n")
+        .filter_map(|block| {
+            let mut name = None;
+            let mut data: Vec<&str> = Vec::new();
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    name = Some(v.trim_start().to_owned());
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push(v.strip_prefix(' ').unwrap_or(v));
+                }
+            }
+            (name.is_some() || !data.is_empty()).then(|| SseEvent {
+                name,
+                data: data.join("\n"),
+            })
+        })
+        .collect()
+}
+
+pub async fn json_of(resp: reqwest::Response) -> Value {
+    let text = resp.text().await.unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}

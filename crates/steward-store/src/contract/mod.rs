@@ -1,0 +1,118 @@
+//! The contract every store adapter must pass, written against the ports only (no SQL, no
+//! adapter types). Compiled only with the `contract` feature: it is test code that panics.
+//!
+//! Adapters run `run_all_shared(Arc::new(store))` from an integration test, once per
+//! configuration (file, memory, a real server...). Every case uses fresh, uniquely named
+//! conversations and keys, so cases can share one store and a suite can run twice on the same
+//! database. Each panic message starts with `[case_name]`.
+
+mod conversations;
+mod kv;
+
+pub use conversations::*;
+pub use kv::*;
+
+use crate::{Store, StoreError};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+use steward_protocol::ConversationId;
+
+/// Every case that needs only a borrowed store, one after the other.
+pub async fn run_all(store: &dyn Store) {
+    liveness(store).await;
+    // Conversations.
+    round_trip_all_roles(store).await;
+    large_message_round_trip(store).await;
+    ordering_across_many_appends(store).await;
+    recent_limit_returns_last_n_oldest_first(store).await;
+    unknown_conversation_is_empty(store).await;
+    empty_append_is_a_no_op(store).await;
+    failed_append_leaves_nothing(store).await;
+    conversations_are_isolated(store).await;
+    list_conversations_most_recent_first(store).await;
+    concurrent_batches_do_not_interleave(store).await;
+    // Key-value.
+    kv_get_put_overwrite_delete(store).await;
+    kv_put_if_absent_inserts_once(store).await;
+    kv_prefix_is_literal_and_bytewise(store).await;
+    kv_prefix_listing_respects_limit(store).await;
+    kv_empty_prefix_is_refused(store).await;
+    kv_size_limits(store).await;
+}
+
+/// `run_all` plus the cases that need an owned store (spawned tokio tasks). Needs a
+/// multi-thread runtime for real parallelism, but passes on any.
+pub async fn run_all_shared(store: Arc<dyn Store>) {
+    run_all(&*store).await;
+    concurrent_appends_from_tasks(store).await;
+}
+
+pub async fn liveness(store: &dyn Store) {
+    ok("liveness", "ping", store.ping().await);
+    let description = store.describe();
+    assert!(!description.trim().is_empty(), "[liveness] describe() is empty");
+}
+
+/// Unwraps a store result, naming the case and step on failure.
+pub(crate) fn ok<T>(case: &str, step: &str, result: Result<T, StoreError>) -> T {
+    match result {
+        Ok(value) => value,
+        Err(e) => panic!("[{case}] {step} failed: {e}"),
+    }
+}
+
+/// Asserts the result is `InvalidInput` and that its message does not echo `secret`.
+pub(crate) fn refused<T: std::fmt::Debug>(
+    case: &str,
+    step: &str,
+    result: Result<T, StoreError>,
+    secret: &str,
+) {
+    match result {
+        Err(StoreError::InvalidInput(msg)) => {
+            assert!(!msg.is_empty(), "[{case}] {step}: InvalidInput has no message");
+            assert!(
+                secret.is_empty() || !msg.contains(secret),
+                "[{case}] {step}: the error message echoes the input: {msg}"
+            );
+        }
+        other => panic!("[{case}] {step}: expected InvalidInput, got {other:?}"),
+    }
+}
+
+/// A conversation id no other case (or earlier run) uses.
+pub(crate) fn fresh_conversation(case: &str) -> ConversationId {
+    let raw = format!("contract:{case}:{}", uuid::Uuid::new_v4().simple());
+    match ConversationId::parse(&raw) {
+        Ok(id) => id,
+        Err(e) => panic!("[{case}] test conversation id {raw:?} is invalid: {e}"),
+    }
+}
+
+/// A key namespace no other case (or earlier run) uses.
+pub(crate) fn fresh_namespace(case: &str) -> String {
+    format!("contract/{case}/{}/", uuid::Uuid::new_v4().simple())
+}
+
+/// Polls all futures concurrently on the current task (the ports hand out borrowing futures,
+/// which `tokio::spawn` cannot take) and returns their outputs in order.
+pub(crate) async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut futures: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_none() {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(value) => *output = Some(value),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending { Poll::Pending } else { Poll::Ready(()) }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
+}

@@ -1,0 +1,75 @@
+//! The composition root: configuration in, a running `Steward` out.
+
+use crate::config::{LoadedConfig, Settings, provider_configs};
+use anyhow::Context;
+use std::sync::Arc;
+use steward_core::{AgentSettings, ModelBinding, Steward, StewardDeps};
+use steward_llm::{ModelRef, Models, RetryPolicy};
+use steward_store::SqliteStore;
+
+pub struct App {
+    pub steward: Steward,
+    pub store: Arc<SqliteStore>,
+}
+
+/// The database file inside the data directory.
+pub fn database_path(settings: &Settings) -> std::path::PathBuf {
+    settings.data_dir.join("steward.db")
+}
+
+pub fn build(loaded: &LoadedConfig) -> anyhow::Result<App> {
+    let settings = &loaded.settings;
+    std::fs::create_dir_all(&settings.data_dir).with_context(|| {
+        format!(
+            "cannot create the data directory {} (set STEWARD_DATA_DIR to a writable place)",
+            settings.data_dir.display()
+        )
+    })?;
+    let store = Arc::new(SqliteStore::open(&database_path(settings))?);
+    let retry = RetryPolicy {
+        max_retries: settings.model_retries,
+        ..RetryPolicy::default()
+    };
+    let models = Models::new(provider_configs(settings), retry)?;
+    let parse = |m: &Option<String>| -> anyhow::Result<Option<ModelRef>> {
+        match m {
+            None => Ok(None),
+            Some(s) => {
+                let r = ModelRef::parse(s)?;
+                models.check(&r)?;
+                Ok(Some(r))
+            }
+        }
+    };
+    let binding = ModelBinding {
+        primary: parse(&settings.model)?,
+        fallback: parse(&settings.fallback_model)?,
+    };
+    let agent = &settings.agent;
+    let steward = Steward::new(StewardDeps {
+        store: store.clone(),
+        models: Arc::new(models),
+        tools: Arc::new(steward_tools::builtin_registry()),
+        settings: AgentSettings {
+            max_rounds: agent.max_rounds,
+            max_turn_tokens: agent.max_turn_tokens,
+            turn_timeout: agent.turn_timeout,
+            history_messages: agent.history_messages,
+            max_output_tokens: agent.max_output_tokens,
+            timezone: Some(settings.timezone.clone()),
+        },
+        binding,
+    });
+    Ok(App { steward, store })
+}
+
+/// Logs go to stderr; `filter` is a tracing filter like "info" or "steward_core=debug".
+pub fn init_logging(filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}

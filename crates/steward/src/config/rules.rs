@@ -1,0 +1,257 @@
+//! Value rules: how a raw value (file, env var or default text) becomes a typed `Value`.
+//!
+//! Owns: the `Rule` vocabulary, its human description (used in errors and docs), and
+//! the checks. Does not own: which key uses which rule (see `registry`) or error
+//! wording around key/source (see `ConfigError`). Reasons returned here never quote
+//! the value, so they are safe for secrets; callers add the value for non-secrets.
+
+use std::net::SocketAddr;
+
+/// A validated value, typed by its rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Value {
+    Text(String),
+    Int(u64),
+    Bool(bool),
+}
+
+impl Value {
+    pub(crate) fn text(&self) -> String {
+        match self {
+            Value::Text(s) => s.clone(),
+            Value::Int(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+        }
+    }
+
+    /// Rules guarantee the variant; a mismatch would be a registry bug caught by tests.
+    pub(crate) fn int(&self) -> u64 {
+        match self {
+            Value::Int(n) => *n,
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn flag(&self) -> bool {
+        matches!(self, Value::Bool(true))
+    }
+}
+
+/// A raw value read from the config file, detached from the parser's borrowed types.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FileValue {
+    Str(String),
+    Int(i128),
+    Bool(bool),
+    /// Any other TOML type; holds its name for the error message.
+    Other(&'static str),
+}
+
+impl FileValue {
+    fn type_name(&self) -> &'static str {
+        match self {
+            FileValue::Str(_) => "a string",
+            FileValue::Int(_) => "an integer",
+            FileValue::Bool(_) => "a boolean",
+            FileValue::Other(t) => t,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rule {
+    /// `provider:model`; whether the provider exists is checked once all providers are known.
+    ModelRef,
+    Path,
+    Timezone,
+    NonEmpty,
+    SocketAddr,
+    Int { min: u64, max: u64 },
+    /// The HTTP bearer token: long enough to resist guessing, header-safe.
+    Token,
+    /// A provider API key: header-safe.
+    ApiKey,
+    HttpUrl,
+    Bool,
+    /// Name of an environment variable.
+    EnvName,
+    /// `openai` | `anthropic` | `gemini`.
+    ProviderKind,
+}
+
+impl Rule {
+    /// The rule in words, as shown in errors and generated docs.
+    pub(crate) fn describe(self) -> String {
+        match self {
+            Rule::ModelRef => "`provider:model`, e.g. `openai:gpt-4.1-mini`".into(),
+            Rule::Path => "a non-empty path".into(),
+            Rule::Timezone => "an IANA time zone name, e.g. `Europe/Paris`".into(),
+            Rule::NonEmpty => "a non-empty string".into(),
+            Rule::SocketAddr => "an IP:port socket address, e.g. `127.0.0.1:8080`".into(),
+            Rule::Int { min, max } if max == u64::MAX => format!("an integer >= {min}"),
+            Rule::Int { min, max } => format!("an integer in {min}..={max}"),
+            Rule::Token => "at least 16 visible ASCII characters, no spaces".into(),
+            Rule::ApiKey => "non-empty visible ASCII, no spaces".into(),
+            Rule::HttpUrl => "an http:// or https:// URL".into(),
+            Rule::Bool => "true or false".into(),
+            Rule::EnvName => "an environment variable name like `GROQ_API_KEY`".into(),
+            Rule::ProviderKind => "one of \"openai\", \"anthropic\", \"gemini\"".into(),
+        }
+    }
+
+    /// Whether the rule wants a TOML string (as opposed to an integer or boolean).
+    fn wants_text(self) -> bool {
+        !matches!(self, Rule::Int { .. } | Rule::Bool)
+    }
+
+    /// Check a textual value (env var or built-in default).
+    pub(crate) fn from_text(self, raw: &str) -> Result<Value, String> {
+        match self {
+            Rule::Int { .. } => {
+                let n: u64 = raw
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("must be {}", self.describe()))?;
+                self.check_int(i128::from(n))
+            }
+            Rule::Bool => match raw.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "on" => Ok(Value::Bool(true)),
+                "false" | "0" | "no" | "off" => Ok(Value::Bool(false)),
+                _ => Err(format!("must be {}", self.describe())),
+            },
+            _ => self.check_text(raw),
+        }
+    }
+
+    /// Check a value from the config file, where TOML types must match the rule.
+    pub(crate) fn from_file(self, raw: &FileValue) -> Result<Value, String> {
+        match (self, raw) {
+            (Rule::Int { .. }, FileValue::Int(n)) => self.check_int(*n),
+            (Rule::Bool, FileValue::Bool(b)) => Ok(Value::Bool(*b)),
+            (rule, FileValue::Str(s)) if rule.wants_text() => self.check_text(s),
+            (rule, other) => {
+                let wanted = match rule {
+                    Rule::Int { .. } => "an integer",
+                    Rule::Bool => "a boolean",
+                    _ => "a string",
+                };
+                Err(format!(
+                    "expected {wanted}, found {}; must be {}",
+                    other.type_name(),
+                    rule.describe()
+                ))
+            }
+        }
+    }
+
+    fn check_int(self, n: i128) -> Result<Value, String> {
+        let Rule::Int { min, max } = self else {
+            return Err(format!("must be {}", self.describe()));
+        };
+        match u64::try_from(n) {
+            Ok(v) if (min..=max).contains(&v) => Ok(Value::Int(v)),
+            _ => Err(format!("must be {}", self.describe())),
+        }
+    }
+
+    fn check_text(self, s: &str) -> Result<Value, String> {
+        let ok = match self {
+            Rule::ModelRef => crate::config::settings::split_model_ref(s).is_some(),
+            Rule::Path | Rule::NonEmpty => !s.trim().is_empty(),
+            Rule::Timezone => s.parse::<chrono_tz::Tz>().is_ok(),
+            Rule::SocketAddr => s.parse::<SocketAddr>().is_ok(),
+            Rule::Token => s.len() >= 16 && s.bytes().all(|b| b.is_ascii_graphic()),
+            Rule::ApiKey => !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic()),
+            Rule::HttpUrl => is_http_url(s),
+            Rule::EnvName => is_env_name(s),
+            Rule::ProviderKind => {
+                crate::config::settings::ProviderKindSetting::parse(s).is_some()
+            }
+            Rule::Int { .. } | Rule::Bool => false,
+        };
+        if !ok {
+            return Err(format!("must be {}", self.describe()));
+        }
+        // A trailing slash would double up when clients append paths.
+        let normalized = match self {
+            Rule::HttpUrl => s.trim_end_matches('/').to_string(),
+            _ => s.to_string(),
+        };
+        Ok(Value::Text(normalized))
+    }
+}
+
+fn is_http_url(s: &str) -> bool {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"));
+    match rest {
+        Some(rest) => {
+            let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+            !host.is_empty() && s.bytes().all(|b| b.is_ascii_graphic())
+        }
+        None => false,
+    }
+}
+
+fn is_env_name(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// `[a-z0-9_-]{1,32}`: user-defined provider names.
+pub(crate) fn is_provider_name(s: &str) -> bool {
+    (1..=32).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_bounds_are_inclusive() {
+        let r = Rule::Int { min: 1, max: 64 };
+        assert_eq!(r.from_text("1"), Ok(Value::Int(1)));
+        assert_eq!(r.from_text("64"), Ok(Value::Int(64)));
+        assert!(r.from_text("0").is_err());
+        assert!(r.from_text("65").is_err());
+        assert!(r.from_file(&FileValue::Int(-3)).is_err());
+        assert!(r.from_file(&FileValue::Str("8".into())).is_err());
+    }
+
+    #[test]
+    fn token_rule_rejects_short_and_spaces_without_quoting() {
+        let secret = "short-secret";
+        let err = Rule::Token.from_text(secret).unwrap_err();
+        assert!(!err.contains(secret));
+        assert!(Rule::Token.from_text("aaaaaaaa bbbbbbbbb").is_err());
+        assert!(Rule::Token.from_text("abcdefghijklmnop").is_ok());
+    }
+
+    #[test]
+    fn urls_and_names() {
+        assert_eq!(
+            Rule::HttpUrl.from_text("http://127.0.0.1:9/v1/"),
+            Ok(Value::Text("http://127.0.0.1:9/v1".into()))
+        );
+        assert!(Rule::HttpUrl.from_text("ftp://x").is_err());
+        assert!(Rule::HttpUrl.from_text("https://").is_err());
+        assert!(Rule::EnvName.from_text("GROQ_API_KEY").is_ok());
+        assert!(Rule::EnvName.from_text("1BAD").is_err());
+        assert!(is_provider_name("groq-2"));
+        assert!(!is_provider_name("Groq"));
+        assert!(!is_provider_name(&"a".repeat(33)));
+    }
+
+    #[test]
+    fn timezone_and_model_ref() {
+        assert!(Rule::Timezone.from_text("Europe/Paris").is_ok());
+        assert!(Rule::Timezone.from_text("Mars/Olympus").is_err());
+        assert!(Rule::ModelRef.from_text("ollama:llama3.2:3b").is_ok());
+        assert!(Rule::ModelRef.from_text("gpt-4").is_err());
+        assert!(Rule::ModelRef.from_text(":gpt").is_err());
+    }
+}

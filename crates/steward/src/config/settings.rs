@@ -1,0 +1,215 @@
+//! The typed settings the binary consumes (`Settings`, `AgentSettings`, `ProviderSettings`).
+//!
+//! Owns: the plain structs, their secret-masking `Debug`, and small helpers on them
+//! (`key_hint`, `requires_key`). Does not own: where values come from (see `load`),
+//! validation rules (see `rules`), or the mapping to the model layer (see `llm`).
+
+use std::fmt;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Fully resolved configuration (defaults < file < environment already applied).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub model: Option<String>,
+    pub fallback_model: Option<String>,
+    pub data_dir: PathBuf,
+    pub timezone: String,
+    pub log: String,
+    pub http_addr: SocketAddr,
+    pub max_body_bytes: usize,
+    /// Secret: masked in `Debug`.
+    pub api_token: Option<String>,
+    pub agent: AgentSettings,
+    pub shutdown_grace: Duration,
+    pub model_timeout: Duration,
+    pub model_retries: u32,
+    /// Built-in providers first (openai, anthropic, gemini, ollama), then user-defined ones by name.
+    pub providers: Vec<ProviderSettings>,
+}
+
+/// Limits of one agent turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentSettings {
+    pub max_rounds: u32,
+    pub max_turn_tokens: u64,
+    pub turn_timeout: Duration,
+    pub history_messages: usize,
+    pub max_output_tokens: u32,
+}
+
+/// Wire protocol a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProviderKindSetting {
+    OpenAi,
+    Anthropic,
+    Gemini,
+}
+
+impl ProviderKindSetting {
+    /// The spelling used in `kind = "..."`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Anthropic => "anthropic",
+            Self::Gemini => "gemini",
+        }
+    }
+
+    /// Inverse of [`as_str`](Self::as_str).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "openai" => Some(Self::OpenAi),
+            "anthropic" => Some(Self::Anthropic),
+            "gemini" => Some(Self::Gemini),
+            _ => None,
+        }
+    }
+}
+
+/// One model provider (built-in or `[providers.NAME]` from the file).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ProviderSettings {
+    pub name: String,
+    pub kind: ProviderKindSetting,
+    pub base_url: String,
+    /// Secret: masked in `Debug`.
+    pub api_key: Option<String>,
+    /// Env var where the key is expected; used in messages, never holds the key itself.
+    pub api_key_env: Option<String>,
+    pub stream: bool,
+}
+
+impl ProviderSettings {
+    /// What the user should do to provide this provider's key, e.g. `set OPENAI_API_KEY`.
+    pub fn key_hint(&self) -> String {
+        match &self.api_key_env {
+            Some(var) => format!("set {var}"),
+            None => format!(
+                "set providers.{}.api_key (or api_key_env) in steward.toml",
+                self.name
+            ),
+        }
+    }
+
+    /// Whether calls to this provider are pointless without a key. OpenAI-compatible
+    /// servers with no declared key variable (Ollama, llama.cpp, vLLM...) usually run
+    /// without auth, while Anthropic and Gemini never do.
+    pub fn requires_key(&self) -> bool {
+        self.api_key_env.is_some() || self.kind != ProviderKindSetting::OpenAi
+    }
+}
+
+/// Built-in providers: name, kind, env var holding the key (None = no key needed).
+pub(crate) const BUILTIN_PROVIDERS: [(&str, ProviderKindSetting, Option<&str>); 4] = [
+    ("openai", ProviderKindSetting::OpenAi, Some("OPENAI_API_KEY")),
+    (
+        "anthropic",
+        ProviderKindSetting::Anthropic,
+        Some("ANTHROPIC_API_KEY"),
+    ),
+    ("gemini", ProviderKindSetting::Gemini, Some("GEMINI_API_KEY")),
+    ("ollama", ProviderKindSetting::OpenAi, None),
+];
+
+pub(crate) fn is_builtin_provider(name: &str) -> bool {
+    BUILTIN_PROVIDERS.iter().any(|(n, _, _)| *n == name)
+}
+
+impl Settings {
+    /// Placeholder values that the registry defaults overwrite before anyone sees them.
+    pub(crate) fn skeleton() -> Self {
+        let providers = BUILTIN_PROVIDERS
+            .iter()
+            .map(|(name, kind, env)| ProviderSettings {
+                name: (*name).to_string(),
+                kind: *kind,
+                base_url: String::new(),
+                api_key: None,
+                api_key_env: env.map(str::to_string),
+                stream: true,
+            })
+            .collect();
+        Self {
+            model: None,
+            fallback_model: None,
+            data_dir: PathBuf::new(),
+            timezone: String::new(),
+            log: String::new(),
+            http_addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            max_body_bytes: 0,
+            api_token: None,
+            agent: AgentSettings {
+                max_rounds: 0,
+                max_turn_tokens: 0,
+                turn_timeout: Duration::ZERO,
+                history_messages: 0,
+                max_output_tokens: 0,
+            },
+            shutdown_grace: Duration::ZERO,
+            model_timeout: Duration::ZERO,
+            model_retries: 0,
+            providers,
+        }
+    }
+
+    /// The provider with this name, if configured.
+    pub fn provider(&self, name: &str) -> Option<&ProviderSettings> {
+        self.providers.iter().find(|p| p.name == name)
+    }
+
+    pub(crate) fn provider_mut(&mut self, name: &str) -> Option<&mut ProviderSettings> {
+        self.providers.iter_mut().find(|p| p.name == name)
+    }
+}
+
+/// Split `provider:model` at the first colon (model names like `llama3.2:3b` keep theirs).
+pub fn split_model_ref(model: &str) -> Option<(&str, &str)> {
+    let (provider, name) = model.split_once(':')?;
+    (!provider.is_empty() && !name.is_empty()).then_some((provider, name))
+}
+
+struct Masked<'a>(&'a Option<String>);
+
+impl fmt::Debug for Masked<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(_) => f.write_str("Some(\"********\")"),
+            None => f.write_str("None"),
+        }
+    }
+}
+
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Settings")
+            .field("model", &self.model)
+            .field("fallback_model", &self.fallback_model)
+            .field("data_dir", &self.data_dir)
+            .field("timezone", &self.timezone)
+            .field("log", &self.log)
+            .field("http_addr", &self.http_addr)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("api_token", &Masked(&self.api_token))
+            .field("agent", &self.agent)
+            .field("shutdown_grace", &self.shutdown_grace)
+            .field("model_timeout", &self.model_timeout)
+            .field("model_retries", &self.model_retries)
+            .field("providers", &self.providers)
+            .finish()
+    }
+}
+
+impl fmt::Debug for ProviderSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderSettings")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("api_key", &Masked(&self.api_key))
+            .field("api_key_env", &self.api_key_env)
+            .field("stream", &self.stream)
+            .finish()
+    }
+}

@@ -1,0 +1,95 @@
+//! `steward serve`: the HTTP surfaces, until SIGTERM or Ctrl-C; then running turns get
+//! up to `shutdown_grace_secs` to finish before they are cancelled.
+
+use crate::app;
+use crate::config::LoadedConfig;
+use crate::token::{self, TokenOrigin};
+use anyhow::Context;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use steward_server::ServerConfig;
+use tokio_util::sync::CancellationToken;
+
+pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let settings = &loaded.settings;
+    app::init_logging(&settings.log);
+    let app = app::build(loaded)?;
+    let (api_token, origin) = token::resolve(settings.api_token.as_deref(), &settings.data_dir)?;
+    match &origin {
+        TokenOrigin::Configured => {}
+        TokenOrigin::Stored(path) => eprintln!("API token: stored in {}", path.display()),
+        // Printed this once; afterwards only its location is shown.
+        TokenOrigin::Generated(path) => eprintln!(
+            "Generated an API token (saved in {}; shown only this once):\n  {api_token}",
+            path.display()
+        ),
+    }
+    let listener = tokio::net::TcpListener::bind(settings.http_addr)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot listen on {} (in use? set STEWARD_HTTP_ADDR to another address)",
+                settings.http_addr
+            )
+        })?;
+    let addr = listener.local_addr()?;
+    let model_label = app.steward.model_label();
+    let router = steward_server::router(
+        Arc::new(app.steward.clone()),
+        ServerConfig {
+            api_token,
+            max_body_bytes: settings.max_body_bytes,
+            model_label: model_label.clone(),
+        },
+    );
+    let stop = CancellationToken::new();
+    let server = tokio::spawn(steward_server::serve(
+        listener,
+        router,
+        stop.clone().cancelled_owned(),
+    ));
+    match &model_label {
+        Some(m) => eprintln!("Steward listening on http://{addr} (model {m})"),
+        None => eprintln!(
+            "Steward listening on http://{addr} (no model configured: set STEWARD_MODEL; `steward doctor` helps)"
+        ),
+    }
+    tracing::info!(%addr, ready_ms = started.elapsed().as_millis() as u64, "ready");
+
+    wait_for_signal().await;
+    eprintln!("Shutting down: letting running turns finish (up to {} s)…", settings.shutdown_grace.as_secs());
+    stop.cancel();
+    app.steward.shutdown(settings.shutdown_grace).await;
+    match tokio::time::timeout(Duration::from_secs(5), server).await {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(e))) => tracing::warn!(error = %e, "server stopped with an error"),
+        Ok(Err(e)) => tracing::warn!(error = %e, "server task failed"),
+        Err(_) => tracing::warn!("open connections did not close in time; exiting anyway"),
+    }
+    eprintln!("Stopped.");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

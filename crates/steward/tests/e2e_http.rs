@@ -1,0 +1,200 @@
+//! End to end over HTTP: the real binary, a real SQLite file, the fake model server.
+
+mod support;
+
+use serde_json::{Value, json};
+use steward_testkit::{FakeModel, Reply, Step};
+use support::*;
+
+async fn post_message(srv: &Server, conv: &str, text: &str) -> (u16, Value) {
+    let resp = client()
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"conversation_id": conv, "text": text}))
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap())
+}
+
+fn serve_with_model(dir: &TempDir, fake: &FakeModel) -> Server {
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN);
+    start_server(cmd)
+}
+
+#[tokio::test]
+async fn a_message_makes_the_model_call_a_tool_and_the_answer_comes_back() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::tool_call("calculate", r#"{"expression":"19*23"}"#)));
+    fake.push(Step::Reply(Reply::text("19 × 23 = 437").with_usage(50, 7)));
+    let dir = TempDir::new("tool");
+    let srv = serve_with_model(&dir, &fake);
+
+    let (status, body) = post_message(&srv, "e2e-1", "what is 19*23?").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["reply"], "19 × 23 = 437");
+    assert_eq!(body["conversation_id"], "e2e-1");
+    assert_eq!(body["tool_calls"][0]["name"], "calculate");
+    assert_eq!(body["tool_calls"][0]["ok"], true);
+    assert!(body["usage"]["input_tokens"].as_u64().unwrap() >= 50);
+
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[0].header("authorization"), Some("Bearer sk-e2e-secret-value"));
+    let tool_result = reqs[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .cloned()
+        .expect("tool result sent to the model");
+    assert!(tool_result["content"].as_str().unwrap().contains("437"));
+    assert!(!srv.stderr_text().contains("sk-e2e-secret-value"), "the key must never be logged");
+}
+
+#[tokio::test]
+async fn sse_events_arrive_in_order() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::tool_call("current_time", r#"{"timezone":"Asia/Tokyo"}"#)));
+    fake.push(Step::Reply(Reply::text("It is late in Tokyo.")));
+    let dir = TempDir::new("sse");
+    let srv = serve_with_model(&dir, &fake);
+
+    let text = client()
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .header("accept", "text/event-stream")
+        .json(&json!({"conversation_id": "sse-1", "text": "time in Tokyo?"}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let names: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("event: ").or_else(|| l.strip_prefix("event:")))
+        .map(str::trim)
+        .collect();
+    assert_eq!(names.first(), Some(&"started"), "{text}");
+    assert_eq!(names.last(), Some(&"final"), "{text}");
+    let ts = names.iter().position(|n| *n == "tool_started").expect("tool_started");
+    let tf = names.iter().position(|n| *n == "tool_finished").expect("tool_finished");
+    let first_delta = names.iter().position(|n| *n == "text_delta").expect("deltas");
+    assert!(ts < tf && tf < first_delta, "{names:?}");
+    let deltas: String = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .filter(|v| v["type"] == "text_delta")
+        .map(|v| v["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(deltas, "It is late in Tokyo.");
+}
+
+#[tokio::test]
+async fn openai_compatible_api_streamed_and_not() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::text("Hello from Steward.").with_usage(11, 4)));
+    fake.push(Step::Reply(Reply::text("Streamed hello.")));
+    let dir = TempDir::new("openai");
+    let srv = serve_with_model(&dir, &fake);
+    let c = client();
+
+    let resp = c
+        .post(srv.url("/v1/chat/completions"))
+        .bearer_auth(TOKEN)
+        .header("x-steward-conversation", "oa-1")
+        .json(&json!({"model": "steward", "messages": [{"role": "system", "content": "ignored"}, {"role": "user", "content": "hi"}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["x-steward-conversation"], "oa-1");
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["object"], "chat.completion");
+    assert_eq!(body["choices"][0]["message"]["content"], "Hello from Steward.");
+    assert_eq!(body["usage"]["prompt_tokens"], 11);
+
+    let text = c
+        .post(srv.url("/v1/chat/completions"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"stream": true, "user": "oa-1", "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": [{"type": "text", "text": "again"}]}]}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let data: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
+    assert_eq!(data.last(), Some(&"[DONE]"), "{text}");
+    let content: String = data
+        .iter()
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .filter_map(|v| v["choices"][0]["delta"]["content"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(content, "Streamed hello.");
+    // Same conversation (header then `user` field): the second model call saw the first exchange.
+    let msgs = fake.requests()[1].body["messages"].to_string();
+    assert!(msgs.contains("Hello from Steward."), "{msgs}");
+    assert!(!msgs.contains("ignored"), "client-sent history is not trusted as history");
+}
+
+#[tokio::test]
+async fn a_conversation_survives_a_restart() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::text("Noted: your cat is Miso.")));
+    fake.push(Step::Reply(Reply::text("Your cat is Miso.")));
+    let dir = TempDir::new("restart");
+
+    let srv = serve_with_model(&dir, &fake);
+    let (status, _) = post_message(&srv, "keep", "my cat is called Miso").await;
+    assert_eq!(status, 200);
+    assert!(srv.terminate().success());
+
+    let srv = serve_with_model(&dir, &fake);
+    let (status, body) = post_message(&srv, "keep", "what is my cat called?").await;
+    assert_eq!(status, 200, "{body}");
+    let second = fake.requests()[1].body["messages"].to_string();
+    assert!(second.contains("my cat is called Miso"), "{second}");
+    assert!(second.contains("Noted: your cat is Miso."), "{second}");
+}
+
+#[tokio::test]
+async fn retry_then_success_and_fallback_model() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("retry");
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN)
+        .env("STEWARD_FALLBACK_MODEL", "anthropic:claude-fake")
+        .env("ANTHROPIC_API_KEY", "sk-ant-e2e")
+        .env("ANTHROPIC_BASE_URL", fake.base_url());
+    let srv = start_server(cmd);
+
+    // 429 twice, then 200: one success after three requests.
+    for _ in 0..2 {
+        fake.push(Step::Error { status: 429, message: "slow down".into(), retry_after: Some("0".into()) });
+    }
+    fake.push(Step::Reply(Reply::text("third time lucky")));
+    let (status, body) = post_message(&srv, "r1", "hi").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["reply"], "third time lucky");
+    assert_eq!(fake.request_count(), 3);
+
+    // Always 500 on the primary: the fallback (another provider, another wire format) answers.
+    for _ in 0..3 {
+        fake.push(Step::Error { status: 500, message: "boom".into(), retry_after: None });
+    }
+    fake.push(Step::Reply(Reply::text("fallback here")));
+    let (status, body) = post_message(&srv, "r2", "hi").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["reply"], "fallback here");
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 7);
+    assert_eq!(reqs[6].format, steward_testkit::WireFormat::Anthropic);
+    assert_eq!(body["model"], "anthropic:claude-fake");
+}

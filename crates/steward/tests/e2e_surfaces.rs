@@ -1,0 +1,205 @@
+//! End to end: the terminal surface, start-up without a model, auth and hostile input,
+//! bad configuration, graceful shutdown.
+
+mod support;
+
+use serde_json::{Value, json};
+use std::process::Stdio;
+use std::time::Duration;
+use steward_testkit::{FakeModel, Reply, Step};
+use support::*;
+
+#[tokio::test]
+async fn chat_m_answers_once_with_a_tool_and_exits() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::tool_call("calculate", r#"{"expression":"2^10"}"#)));
+    fake.push(Step::Reply(Reply::text("1024")));
+    let dir = TempDir::new("chat");
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    let out = tokio::task::spawn_blocking(move || {
+        cmd.args(["chat", "-m", "2 to the 10th?", "--conversation", "script"]).output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout: {stdout}\nstderr: {stderr}");
+    assert_eq!(stdout.trim(), "1024", "only the answer goes to stdout");
+    assert!(stderr.contains("calculate"), "tool progress on stderr: {stderr}");
+    assert_eq!(fake.request_count(), 2);
+    let tool_msg = fake.requests()[1].body["messages"].to_string();
+    assert!(tool_msg.contains("1024"), "{tool_msg}");
+}
+
+#[tokio::test]
+async fn interactive_chat_keeps_the_thread() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::text("Hi Bo.")));
+    fake.push(Step::Reply(Reply::text("You are Bo.")));
+    let dir = TempDir::new("chat-i");
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    let out = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = cmd
+            .arg("chat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"I am Bo\nwho am I?\n/exit\n").unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), ["Hi Bo.", "You are Bo."]);
+    assert!(fake.requests()[1].body["messages"].to_string().contains("I am Bo"));
+}
+
+#[tokio::test]
+async fn without_a_model_serve_starts_and_explains() {
+    let dir = TempDir::new("nomodel");
+    let mut cmd = base_command(dir.path());
+    cmd.env("STEWARD_API_TOKEN", TOKEN);
+    let srv = start_server(cmd);
+    let c = client();
+    let health: Value = c.get(srv.url("/health")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(health["status"], "ok");
+    assert!(health["model"].is_null());
+    let resp = c
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"text": "hello?"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 503);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["kind"], "no_model");
+    assert!(body["error"]["message"].as_str().unwrap().contains("STEWARD_MODEL"));
+}
+
+#[tokio::test]
+async fn a_generated_token_is_printed_once_and_required() {
+    let dir = TempDir::new("token");
+    let srv = start_server(base_command(dir.path()));
+    let token = std::fs::read_to_string(dir.path().join("api_token")).unwrap().trim().to_owned();
+    assert!(srv.stderr_text().contains(&token), "printed on first start");
+    let c = client();
+    for auth in [None, Some("Bearer wrong-token-wrong-token"), Some("Basic Zm9vOmJhcg==")] {
+        let mut req = c.post(srv.url("/api/v1/messages")).json(&json!({"text": "hi"}));
+        if let Some(a) = auth {
+            req = req.header("authorization", a);
+        }
+        let resp = req.send().await.unwrap();
+        assert_eq!(resp.status(), 401, "{auth:?}");
+    }
+    let ok = c
+        .get(srv.url("/v1/models"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    assert!(srv.terminate().success());
+
+    let srv = start_server(base_command(dir.path()));
+    assert!(!srv.stderr_text().contains(&token), "never printed again");
+}
+
+#[tokio::test]
+async fn hostile_http_input_is_refused_cleanly() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("hostile");
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN).env("STEWARD_HTTP_MAX_BODY_BYTES", "4096");
+    let srv = start_server(cmd);
+    let c = client();
+    let malformed = c
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .header("content-type", "application/json")
+        .body("{\"text\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(malformed.status(), 400);
+    let big = c
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"text": "x".repeat(10_000)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(big.status(), 413);
+    let bad_id = c
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"conversation_id": "../../etc/passwd", "text": "hi"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad_id.status(), 400);
+    assert_eq!(fake.request_count(), 0, "no hostile request reached the model");
+    // And the server is still fine.
+    assert_eq!(c.get(srv.url("/health")).send().await.unwrap().status(), 200);
+}
+
+#[test]
+fn an_unknown_provider_is_a_clear_error_at_start() {
+    let dir = TempDir::new("badprov");
+    let out = base_command(dir.path())
+        .env("STEWARD_MODEL", "nosuch:model-1")
+        .arg("serve")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nosuch"), "{err}");
+    assert!(err.contains("openai"), "lists the known providers: {err}");
+}
+
+#[tokio::test]
+async fn sigterm_lets_a_running_turn_finish() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Delay { ms: 800, then: Box::new(Step::Reply(Reply::text("done in time"))) });
+    let dir = TempDir::new("sigterm");
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN);
+    let srv = start_server(cmd);
+    let url = srv.url("/api/v1/messages");
+    let pending = tokio::spawn(async move {
+        client().post(url).bearer_auth(TOKEN).json(&json!({"text": "slow one"})).send().await
+    });
+    assert!(fake.wait_for_requests(1, Duration::from_secs(10)).await);
+    let status = tokio::task::spawn_blocking(move || srv.terminate()).await.unwrap();
+    assert!(status.success());
+    let resp = pending.await.unwrap().unwrap();
+    assert_eq!(resp.status(), 200);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["reply"], "done in time");
+}
+
+#[test]
+fn config_show_masks_secrets_and_names_sources() {
+    let dir = TempDir::new("show");
+    std::fs::write(dir.path().join("steward.toml"), "model = \"openai:gpt-from-file\"\n").unwrap();
+    let out = base_command(dir.path())
+        .env("OPENAI_API_KEY", "sk-very-secret-abcd")
+        .env("STEWARD_HTTP_ADDR", "127.0.0.1:9999")
+        .args(["config", "show"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(!text.contains("sk-very-secret"), "{text}");
+    assert!(!text.contains("abcd"), "not even the tail of a secret: {text}");
+    assert!(text.contains("gpt-from-file"));
+    assert!(text.contains("STEWARD_HTTP_ADDR"));
+}
