@@ -152,10 +152,10 @@ async fn turn_body(
     // What the user said is saved before anything can fail.
     inner
         .store
-        .append_messages(conversation, &[Message::user(inbound.text.clone())])
+        .append_messages(conversation, &[Message::user(scrub(&inbound.text))])
         .await?;
     let context = context_block(inner.now_unix(), settings.timezone.as_deref());
-    messages.push(Message::user(format!("{context}{}", inbound.text)));
+    messages.push(Message::user(format!("{context}{}", scrub(&inbound.text))));
 
     let mut request = ChatRequest {
         system: system_prompt().to_owned(),
@@ -173,7 +173,11 @@ async fn turn_body(
         let _ = events.send(TurnEvent::TextDelta { text: t.to_owned() });
     };
     for round in 1..=settings.max_rounds {
-        let response = call_model(ctx, &primary, &request, &on_text, round).await?;
+        let mut response = call_model(ctx, &primary, &request, &on_text, round).await?;
+        response.text = scrub(&response.text);
+        for call in &mut response.tool_calls {
+            call.arguments = scrub(&call.arguments);
+        }
         usage.add(response.usage);
         let span = tracing::Span::current();
         span.record("model", response.model.as_str());
@@ -212,7 +216,7 @@ async fn turn_body(
                 ok: outcome.ok,
                 output: shorten(&outcome.output, EVENT_OUTPUT_CHARS),
             });
-            group.push(Message::tool_result(call, outcome.output));
+            group.push(Message::tool_result(call, scrub(&outcome.output)));
         }
         inner.store.append_messages(conversation, &group).await?;
         request.messages.extend(group);
@@ -257,6 +261,12 @@ async fn call_model(
         .instrument(span)
         .await
         .map_err(Failure::from)
+}
+
+/// NUL cannot be stored (PostgreSQL text refuses it) and has no meaning in a chat:
+/// it becomes U+FFFD so a stray byte from a tool or a client never fails a turn.
+fn scrub(s: &str) -> String {
+    s.replace('\0', "\u{FFFD}")
 }
 
 fn shorten(s: &str, max_chars: usize) -> String {

@@ -182,3 +182,15 @@ async fn an_unreachable_model_fails_clearly_without_hanging() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_nul_byte_in_the_message_does_not_fail_the_turn() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::text("got it")));
+    let h = harness(&fake, AgentSettings::default(), Some("openai:gpt-test"));
+    let events = collect(&h.steward, inbound("c10", "a\0b")).await;
+    assert_eq!(final_text(&events), "got it");
+    let conv = steward_protocol::ConversationId::parse("c10").unwrap();
+    let stored = h.store.recent_messages(&conv, 10).await.unwrap();
+    assert_eq!(stored[0].content, "a\u{FFFD}b");
+}

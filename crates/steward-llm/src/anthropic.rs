@@ -363,11 +363,10 @@ impl<'a> Accumulator<'a> {
 
 impl StreamHandler for Accumulator<'_> {
     fn on_event(&mut self, ev: SseEvent) -> Result<bool, LlmError> {
-        let parsed: StreamEvent =
-            serde_json::from_str(&ev.data).map_err(|e| LlmError::Decode {
-                provider: String::new(),
-                message: format!("invalid stream event {:?} ({e})", ev.event),
-            })?;
+        let parsed: StreamEvent = serde_json::from_str(&ev.data).map_err(|e| LlmError::Decode {
+            provider: String::new(),
+            message: format!("invalid stream event {:?} ({e})", ev.event),
+        })?;
         match parsed {
             StreamEvent::MessageStart { message } => {
                 if let Some(i) = message.usage.input() {
@@ -429,7 +428,7 @@ impl StreamHandler for Accumulator<'_> {
     }
 
     fn has_output(&self) -> bool {
-        !self.text.is_empty() || !self.calls.is_empty()
+        !self.text.is_empty()
     }
 }
 

@@ -111,7 +111,12 @@ mod tests {
         }
         assert!(!LlmError::Cancelled.is_retryable());
         assert!(!LlmError::Config("x".into()).is_retryable());
-        assert!(LlmError::Timeout { provider: "p".into() }.is_retryable());
+        assert!(
+            LlmError::Timeout {
+                provider: "p".into()
+            }
+            .is_retryable()
+        );
     }
 
     #[test]

@@ -30,7 +30,8 @@ pub(crate) trait StreamHandler {
     fn on_event(&mut self, ev: SseEvent) -> Result<bool, LlmError>;
     /// Whether the answer may be accepted if the body ends now without an end marker.
     fn complete(&self) -> bool;
-    /// Whether any answer text or tool call has arrived (a cut after that is not retryable).
+    /// Whether answer text has reached the user: a cut after that is not retryable. Tool
+    /// call fragments do not count, as nobody has seen them and a retry loses nothing.
     fn has_output(&self) -> bool;
 }
 
@@ -159,7 +160,10 @@ impl Http {
     }
 
     /// Read a whole (capped) body and parse it as JSON.
-    pub async fn json<T: DeserializeOwned>(&self, mut resp: reqwest::Response) -> Result<T, LlmError> {
+    pub async fn json<T: DeserializeOwned>(
+        &self,
+        mut resp: reqwest::Response,
+    ) -> Result<T, LlmError> {
         let mut body = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(|e| self.body_error(e, false))? {
             body.extend_from_slice(&chunk);
@@ -329,7 +333,10 @@ mod tests {
             error_excerpt(br#"{"error":{"message":"bad key","type":"auth"}}"#),
             "bad key"
         );
-        assert_eq!(error_excerpt(br#"{"error":"model not found"}"#), "model not found");
+        assert_eq!(
+            error_excerpt(br#"{"error":"model not found"}"#),
+            "model not found"
+        );
         assert_eq!(error_excerpt(b"  plain\n  text "), "plain text");
         let long = "x".repeat(1000);
         let ex = error_excerpt(long.as_bytes());

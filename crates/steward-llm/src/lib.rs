@@ -1,1 +1,32 @@
-//! steward-llm (in progress)
+//! Model providers for Steward: OpenAI-compatible chat completions (OpenAI, Ollama, vLLM,
+//! OpenRouter, LM Studio, Groq), Anthropic Messages and Gemini generateContent, each
+//! streamed or not, behind one `ModelProvider` trait; and `Models`, which picks the
+//! provider for a `ModelRef` and adds retry with backoff, Retry-After and one fallback.
+//!
+//! Owns: wire formats, HTTP to model APIs, error classification, retry/fallback.
+//! Does not own: the agent loop, tool execution, conversation storage or the shared types
+//! in `steward-protocol`.
+//!
+//! Why hand-written wire formats (reqwest + serde) rather than a wrapper crate such as
+//! `genai`: we need exact control of the HTTP status and `Retry-After` (retry decisions),
+//! per-provider non-streaming (some servers stream tool calls brokenly), byte-stable
+//! request bodies (provider prompt caches key on exact bytes) and error classification
+//! (what is retryable, what message the user sees, that keys never leak into it).
+
+mod anthropic;
+mod error;
+mod gemini;
+mod http;
+mod models;
+mod openai;
+mod retry;
+mod sse;
+mod types;
+
+pub use error::LlmError;
+pub use models::Models;
+pub use retry::RetryPolicy;
+pub use types::{
+    ChatRequest, ChatResponse, FinishReason, ModelProvider, ModelRef, ProviderConfig, ProviderKind,
+    TextSink,
+};

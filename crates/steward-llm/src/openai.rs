@@ -221,14 +221,20 @@ fn from_completion(c: Completion, model: String) -> ChatResponse {
         };
     };
     let (text, calls) = match choice.message {
-        Some(m) => (m.content.unwrap_or_default(), m.tool_calls.unwrap_or_default()),
+        Some(m) => (
+            m.content.unwrap_or_default(),
+            m.tool_calls.unwrap_or_default(),
+        ),
         None => (String::new(), Vec::new()),
     };
     let tool_calls: Vec<ToolCall> = calls
         .into_iter()
         .enumerate()
         .map(|(i, c)| ToolCall {
-            id: c.id.filter(|s| !s.is_empty()).unwrap_or_else(|| format!("call_{i}")),
+            id: c
+                .id
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| format!("call_{i}")),
             name: c.function.name.unwrap_or_default(),
             arguments: raw_arguments(c.function.arguments),
         })
@@ -394,7 +400,7 @@ impl StreamHandler for Accumulator<'_> {
     }
 
     fn has_output(&self) -> bool {
-        !self.text.is_empty() || !self.calls.is_empty()
+        !self.text.is_empty()
     }
 }
 

@@ -128,7 +128,10 @@ mod tests {
             Some(Duration::ZERO)
         );
         assert_eq!(parse_retry_after("soon", now), None);
-        assert_eq!(parse_retry_after("Sun, 06 Foo 1994 08:49:47 GMT", now), None);
+        assert_eq!(
+            parse_retry_after("Sun, 06 Foo 1994 08:49:47 GMT", now),
+            None
+        );
     }
 
     #[test]
@@ -146,8 +149,14 @@ mod tests {
             let ceiling = (p.base_delay * 2u32.saturating_pow(retry.min(20))).min(p.max_delay);
             assert!(d <= ceiling, "retry {retry}: {d:?} > {ceiling:?}");
         }
-        assert_eq!(p.delay(0, Some(Duration::from_secs(3))), Duration::from_secs(3));
-        assert_eq!(p.delay(0, Some(Duration::from_secs(999))), p.max_retry_after);
+        assert_eq!(
+            p.delay(0, Some(Duration::from_secs(3))),
+            Duration::from_secs(3)
+        );
+        assert_eq!(
+            p.delay(0, Some(Duration::from_secs(999))),
+            p.max_retry_after
+        );
     }
 
     #[test]

@@ -139,10 +139,15 @@ mod tests {
 
     #[test]
     fn parses_basic_events_comments_and_multiline_data() {
-        let body = b": keep-alive\n\ndata: one\n\nevent: delta\ndata: a\ndata:b\n\ndata: [DONE]\n\n";
+        let body =
+            b": keep-alive\n\ndata: one\n\nevent: delta\ndata: a\ndata:b\n\ndata: [DONE]\n\n";
         assert_eq!(
             parse_all(&[body]),
-            vec![ev("message", "one"), ev("delta", "a\nb"), ev("message", "[DONE]")]
+            vec![
+                ev("message", "one"),
+                ev("delta", "a\nb"),
+                ev("message", "[DONE]")
+            ]
         );
     }
 

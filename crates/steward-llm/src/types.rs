@@ -154,14 +154,20 @@ mod tests {
         assert_eq!(r.model, "qwen3:8b");
         assert_eq!(r.to_string(), "ollama:qwen3:8b");
         let r = ModelRef::parse("openai:gpt-4.1-mini").unwrap();
-        assert_eq!((r.provider.as_str(), r.model.as_str()), ("openai", "gpt-4.1-mini"));
+        assert_eq!(
+            (r.provider.as_str(), r.model.as_str()),
+            ("openai", "gpt-4.1-mini")
+        );
     }
 
     #[test]
     fn model_ref_rejects_empty_parts() {
         for bad in ["", "openai", ":gpt", "openai:", "  :  "] {
             match ModelRef::parse(bad) {
-                Err(LlmError::Config(msg)) => assert!(msg.contains("provider:model") || msg.contains("provider before"), "{msg}"),
+                Err(LlmError::Config(msg)) => assert!(
+                    msg.contains("provider:model") || msg.contains("provider before"),
+                    "{msg}"
+                ),
                 other => panic!("{bad:?} gave {other:?}"),
             }
         }

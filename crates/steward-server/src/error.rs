@@ -68,6 +68,7 @@ impl ApiError {
         self
     }
 
+    #[cfg(test)]
     pub(crate) fn status(&self) -> StatusCode {
         self.status
     }

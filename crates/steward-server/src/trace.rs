@@ -31,7 +31,7 @@ pub(crate) async fn trace_request(req: Request, next: Next) -> Response {
     );
     let resp = next.run(req).instrument(span.clone()).await;
     span.record("status", resp.status().as_u16());
-    span.in_scope(|| tracing::debug!("request finished"));
+    span.in_scope(|| tracing::info!("request finished"));
     resp
 }
 

@@ -98,7 +98,11 @@ mod tests {
 
     #[test]
     fn nul_is_found_in_any_message_field() {
-        let call = ToolCall { id: "c1".into(), name: "t".into(), arguments: "{\0}".into() };
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "t".into(),
+            arguments: "{\0}".into(),
+        };
         let bad = [Message::user("fine"), Message::assistant("", vec![call])];
         let msg = messages(&bad).unwrap_err().to_string();
         assert!(msg.contains("message 1 tool call 0 arguments"), "{msg}");

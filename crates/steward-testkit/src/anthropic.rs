@@ -150,7 +150,8 @@ fn stream(ctx: &Ctx, reply: &Reply) -> Response {
         if deltas.is_empty() {
             deltas.push(json!({"type": "input_json_delta", "partial_json": ""}));
         }
-        let opening = json!({"type": "tool_use", "id": tool_id(ctx, i), "name": call.name, "input": {}});
+        let opening =
+            json!({"type": "tool_use", "id": tool_id(ctx, i), "name": call.name, "input": {}});
         events.block(opening, deltas, true);
     }
     events.ping_once();

@@ -93,7 +93,8 @@ fn text_chunks(ctx: &Ctx, text: &str, chunk_chars: usize, input_tokens: u64) -> 
 
 fn stream(ctx: &Ctx, reply: &Reply) -> Response {
     let mut chunks = text_chunks(ctx, &reply.text, reply.chunk_chars, reply.input_tokens);
-    let partial = json!({"promptTokenCount": reply.input_tokens, "totalTokenCount": reply.input_tokens});
+    let partial =
+        json!({"promptTokenCount": reply.input_tokens, "totalTokenCount": reply.input_tokens});
     for call in &reply.tool_calls {
         chunks.push(response(
             ctx,

@@ -110,7 +110,8 @@ impl<'a> Chunks<'a> {
     }
 
     fn delta(&mut self, delta: Value, finish: Option<&str>) {
-        let choice = json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]);
+        let choice =
+            json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]);
         let chunk = self.envelope(choice);
         self.out.push(wire::data_event(&chunk));
     }
@@ -183,7 +184,10 @@ pub(crate) fn broken(ctx: &Ctx, text: &str, chunk_chars: usize) -> Response {
 pub(crate) fn error_body(status: StatusCode, message: &str) -> Value {
     let (kind, code) = match status.as_u16() {
         401 => ("invalid_request_error", json!("invalid_api_key")),
-        403 => ("invalid_request_error", json!("unsupported_country_region_territory")),
+        403 => (
+            "invalid_request_error",
+            json!("unsupported_country_region_territory"),
+        ),
         404 => ("invalid_request_error", json!("model_not_found")),
         429 => ("requests", json!("rate_limit_exceeded")),
         s if s >= 500 => ("server_error", Value::Null),

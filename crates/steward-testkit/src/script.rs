@@ -262,6 +262,9 @@ mod tests {
             .with_usage(3, 4);
         let names: Vec<&str> = r.tool_calls.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
-        assert_eq!((r.text.as_str(), r.input_tokens, r.output_tokens), ("hi", 3, 4));
+        assert_eq!(
+            (r.text.as_str(), r.input_tokens, r.output_tokens),
+            ("hi", 3, 4)
+        );
     }
 }

@@ -164,7 +164,12 @@ async fn gemini_call(
     request: Request,
 ) -> Response {
     let Some((model, method)) = tail.rsplit_once(':') else {
-        return error(WireFormat::Gemini, StatusCode::NOT_FOUND, "method not found", None);
+        return error(
+            WireFormat::Gemini,
+            StatusCode::NOT_FOUND,
+            "method not found",
+            None,
+        );
     };
     let streaming = match method {
         "generateContent" => false,
@@ -222,7 +227,12 @@ async fn model_request(
 ) -> Response {
     let (parts, body) = request.into_parts();
     let Ok(bytes) = to_bytes(body, BODY_LIMIT).await else {
-        return error(format, StatusCode::BAD_REQUEST, "could not read request body", None);
+        return error(
+            format,
+            StatusCode::BAD_REQUEST,
+            "could not read request body",
+            None,
+        );
     };
     let body: Value = match serde_json::from_slice(&bytes) {
         Ok(value) => value,
@@ -300,7 +310,8 @@ async fn perform(mut step: Step, format: WireFormat, ctx: &Ctx) -> Response {
                 message,
                 retry_after,
             } => {
-                let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                let status =
+                    StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
                 return error(format, status, &message, retry_after.as_deref());
             }
             Step::BrokenStream { text } => {

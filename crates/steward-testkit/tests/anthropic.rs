@@ -20,15 +20,26 @@ async fn post(fake: &FakeModel, body: Value) -> reqwest::Response {
 #[tokio::test]
 async fn non_streaming_message_shape() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Reply::text("Let me check.").with_call("weather", r#"{"city":"Oslo"}"#).with_usage(20, 6));
-    let response = post(&fake, json!({"model": "claude-x", "max_tokens": 64, "messages": []})).await;
+    fake.push(
+        Reply::text("Let me check.")
+            .with_call("weather", r#"{"city":"Oslo"}"#)
+            .with_usage(20, 6),
+    );
+    let response = post(
+        &fake,
+        json!({"model": "claude-x", "max_tokens": 64, "messages": []}),
+    )
+    .await;
     assert_eq!(response.status(), 200);
     let v: Value = response.json().await.unwrap();
     assert_eq!(v["type"], "message");
     assert_eq!(v["role"], "assistant");
     assert_eq!(v["model"], "claude-x");
     assert!(v["id"].as_str().unwrap().starts_with("msg_"));
-    assert_eq!(v["content"][0], json!({"type": "text", "text": "Let me check."}));
+    assert_eq!(
+        v["content"][0],
+        json!({"type": "text", "text": "Let me check."})
+    );
     let tool = &v["content"][1];
     assert_eq!(tool["type"], "tool_use");
     assert!(tool["id"].as_str().unwrap().starts_with("toolu_"));
@@ -43,10 +54,18 @@ async fn non_streaming_text_ends_turn_and_bad_arguments_are_not_an_object() {
     let fake = FakeModel::start().await.unwrap();
     fake.push(Reply::text("plain"));
     fake.push(Reply::tool_call("f", "{broken").with_call("g", ""));
-    let v: Value = post(&fake, json!({"model": "m"})).await.json().await.unwrap();
+    let v: Value = post(&fake, json!({"model": "m"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(v["stop_reason"], "end_turn");
     assert_eq!(v["content"].as_array().unwrap().len(), 1);
-    let v: Value = post(&fake, json!({"model": "m"})).await.json().await.unwrap();
+    let v: Value = post(&fake, json!({"model": "m"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     let content = v["content"].as_array().unwrap();
     assert_eq!(content.len(), 2, "no text block when there is no text");
     assert!(!content[0]["input"].is_object());
@@ -64,7 +83,12 @@ async fn streaming_events_reassemble_text_and_partial_json() {
             .with_chunk_chars(5),
     );
     let response = post(&fake, json!({"model": "claude-s", "stream": true})).await;
-    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
     let (raw, cut) = read_body(response).await;
     assert!(!cut);
     let events = parse_sse(&raw);
@@ -112,7 +136,10 @@ async fn streaming_events_reassemble_text_and_partial_json() {
     assert_eq!(blocks[1].0["name"], "lookup");
     assert_eq!(blocks[1].0["input"], json!({}));
     assert_eq!(blocks[1].1, r#"{"key":"v","n":[1,2]}"#);
-    assert_eq!(blocks[2].1, "{unterminated", "malformed arguments are streamed as they are");
+    assert_eq!(
+        blocks[2].1, "{unterminated",
+        "malformed arguments are streamed as they are"
+    );
 
     let delta = events[events.len() - 2].json();
     assert_eq!(delta["delta"]["stop_reason"], "tool_use");
@@ -122,18 +149,27 @@ async fn streaming_events_reassemble_text_and_partial_json() {
 #[tokio::test]
 async fn error_step_uses_anthropic_error_shape() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Error { status: 529, message: "Overloaded".into(), retry_after: Some("30".into()) });
+    fake.push(Step::Error {
+        status: 529,
+        message: "Overloaded".into(),
+        retry_after: Some("30".into()),
+    });
     let response = post(&fake, json!({"model": "m", "stream": true})).await;
     assert_eq!(response.status(), 529);
     assert_eq!(response.headers()["retry-after"], "30");
     let v: Value = response.json().await.unwrap();
-    assert_eq!(v, json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}));
+    assert_eq!(
+        v,
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+    );
 }
 
 #[tokio::test]
 async fn broken_stream_has_no_message_stop() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::BrokenStream { text: "half a thought".into() });
+    fake.push(Step::BrokenStream {
+        text: "half a thought".into(),
+    });
     let (raw, cut) = read_body(post(&fake, json!({"model": "m", "stream": true})).await).await;
     assert!(cut);
     let events = parse_sse_prefix(&raw);
@@ -177,7 +213,10 @@ async fn models_list_has_anthropic_shape_when_asked_by_an_anthropic_client() {
         .await
         .unwrap();
     let data = v["data"].as_array().unwrap();
-    assert!(data.iter().all(|m| m["type"] == "model" && m["id"].is_string()));
+    assert!(
+        data.iter()
+            .all(|m| m["type"] == "model" && m["id"].is_string())
+    );
     assert_eq!(v["has_more"], false);
     assert_eq!(v["first_id"], data[0]["id"]);
 }

@@ -20,9 +20,18 @@ async fn post(fake: &FakeModel, body: Value) -> reqwest::Response {
 async fn non_streaming_text_has_the_completion_shape() {
     let fake = FakeModel::start().await.unwrap();
     fake.push(Step::Reply(Reply::text("Hello there").with_usage(12, 3)));
-    let response = post(&fake, json!({"model": "gpt-x", "messages": [{"role": "user", "content": "hi"}]})).await;
+    let response = post(
+        &fake,
+        json!({"model": "gpt-x", "messages": [{"role": "user", "content": "hi"}]}),
+    )
+    .await;
     assert_eq!(response.status(), 200);
-    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("application/json"));
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
     let v: Value = response.json().await.unwrap();
     assert_eq!(v["object"], "chat.completion");
     assert_eq!(v["model"], "gpt-x");
@@ -34,14 +43,21 @@ async fn non_streaming_text_has_the_completion_shape() {
     assert_eq!(choice["message"]["content"], "Hello there");
     assert!(choice["message"].get("tool_calls").is_none());
     assert_eq!(choice["finish_reason"], "stop");
-    assert_eq!(v["usage"], json!({"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}));
+    assert_eq!(
+        v["usage"],
+        json!({"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15})
+    );
 }
 
 #[tokio::test]
 async fn non_streaming_tool_calls_keep_raw_arguments() {
     let fake = FakeModel::start().await.unwrap();
     fake.push(Reply::tool_call("get_time", r#"{"tz":"UTC"}"#).with_call("broken", "{not json"));
-    let v: Value = post(&fake, json!({"model": "m", "messages": []})).await.json().await.unwrap();
+    let v: Value = post(&fake, json!({"model": "m", "messages": []}))
+        .await
+        .json()
+        .await
+        .unwrap();
     let message = &v["choices"][0]["message"];
     assert_eq!(message["content"], Value::Null);
     let calls = message["tool_calls"].as_array().unwrap();
@@ -50,7 +66,10 @@ async fn non_streaming_tool_calls_keep_raw_arguments() {
     assert_eq!(calls[0]["function"]["name"], "get_time");
     assert_eq!(calls[0]["function"]["arguments"], r#"{"tz":"UTC"}"#);
     assert_eq!(calls[1]["function"]["arguments"], "{not json");
-    let (a, b) = (calls[0]["id"].as_str().unwrap(), calls[1]["id"].as_str().unwrap());
+    let (a, b) = (
+        calls[0]["id"].as_str().unwrap(),
+        calls[1]["id"].as_str().unwrap(),
+    );
     assert!(a.starts_with("call_") && a != b);
     assert_eq!(v["choices"][0]["finish_reason"], "tool_calls");
 }
@@ -66,13 +85,25 @@ async fn streaming_text_and_tools_reassemble_with_usage_and_done() {
     fake.push(reply);
     let body = json!({"model": "m", "messages": [], "stream": true, "stream_options": {"include_usage": true}});
     let response = post(&fake, body).await;
-    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
     let (raw, cut) = read_body(response).await;
     assert!(!cut);
     let events = parse_sse(&raw);
     assert_eq!(events.last().unwrap().data, "[DONE]");
-    let chunks: Vec<Value> = events[..events.len() - 1].iter().map(|e| e.json()).collect();
-    assert!(chunks.iter().all(|c| c["object"] == "chat.completion.chunk"));
+    let chunks: Vec<Value> = events[..events.len() - 1]
+        .iter()
+        .map(|e| e.json())
+        .collect();
+    assert!(
+        chunks
+            .iter()
+            .all(|c| c["object"] == "chat.completion.chunk")
+    );
     assert_eq!(chunks[0]["choices"][0]["delta"]["role"], "assistant");
 
     let mut text = String::new();
@@ -121,9 +152,19 @@ async fn streaming_without_include_usage_sends_no_usage_chunk() {
     let (raw, _) = read_body(post(&fake, json!({"model": "m", "stream": true})).await).await;
     let events = parse_sse(&raw);
     assert_eq!(events.last().unwrap().data, "[DONE]");
-    let chunks: Vec<Value> = events[..events.len() - 1].iter().map(|e| e.json()).collect();
-    assert!(chunks.iter().all(|c| c.get("usage").is_none() && c["choices"].as_array().unwrap().len() == 1));
-    assert_eq!(chunks.last().unwrap()["choices"][0]["finish_reason"], "stop");
+    let chunks: Vec<Value> = events[..events.len() - 1]
+        .iter()
+        .map(|e| e.json())
+        .collect();
+    assert!(
+        chunks
+            .iter()
+            .all(|c| c.get("usage").is_none() && c["choices"].as_array().unwrap().len() == 1)
+    );
+    assert_eq!(
+        chunks.last().unwrap()["choices"][0]["finish_reason"],
+        "stop"
+    );
 }
 
 #[tokio::test]
@@ -140,7 +181,11 @@ async fn tool_only_stream_announces_role_with_the_first_call() {
 #[tokio::test]
 async fn error_step_uses_openai_error_shape_and_retry_after() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Error { status: 429, message: "slow down".into(), retry_after: Some("7".into()) });
+    fake.push(Step::Error {
+        status: 429,
+        message: "slow down".into(),
+        retry_after: Some("7".into()),
+    });
     fake.push(Step::error(503, "overloaded"));
     let response = post(&fake, json!({"model": "m", "stream": true})).await;
     assert_eq!(response.status(), 429);
@@ -160,23 +205,35 @@ async fn error_step_uses_openai_error_shape_and_retry_after() {
 #[tokio::test]
 async fn broken_stream_sends_text_then_cuts_without_done() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::BrokenStream { text: "partial answer".into() });
+    fake.push(Step::BrokenStream {
+        text: "partial answer".into(),
+    });
     let (raw, cut) = read_body(post(&fake, json!({"model": "m", "stream": true})).await).await;
     assert!(cut, "the body must end in a transport error");
     assert!(!raw.contains("[DONE]"));
     let events = parse_sse_prefix(&raw);
     let text: String = events
         .iter()
-        .filter_map(|e| e.json()["choices"][0]["delta"]["content"].as_str().map(str::to_owned))
+        .filter_map(|e| {
+            e.json()["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_owned)
+        })
         .collect();
     assert_eq!(text, "partial answer");
-    assert!(events.iter().all(|e| e.json()["choices"][0]["finish_reason"].is_null()));
+    assert!(
+        events
+            .iter()
+            .all(|e| e.json()["choices"][0]["finish_reason"].is_null())
+    );
 }
 
 #[tokio::test]
 async fn broken_non_streaming_body_is_truncated() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::BrokenStream { text: "partial answer".into() });
+    fake.push(Step::BrokenStream {
+        text: "partial answer".into(),
+    });
     let (raw, cut) = read_body(post(&fake, json!({"model": "m"})).await).await;
     assert!(cut);
     assert!(serde_json::from_str::<Value>(&raw).is_err());
@@ -186,7 +243,8 @@ async fn broken_non_streaming_body_is_truncated() {
 #[tokio::test]
 async fn records_headers_body_and_flags() {
     let fake = FakeModel::start().await.unwrap();
-    let body = json!({"model": "gpt-rec", "messages": [{"role": "user", "content": "x"}], "stream": true});
+    let body =
+        json!({"model": "gpt-rec", "messages": [{"role": "user", "content": "x"}], "stream": true});
     read_body(post(&fake, body.clone()).await).await;
     let requests = fake.requests();
     assert_eq!(requests.len(), 1);
@@ -203,12 +261,26 @@ async fn records_headers_body_and_flags() {
 #[tokio::test]
 async fn models_list_has_openai_shape() {
     let fake = FakeModel::start().await.unwrap();
-    let v: Value = client().get(format!("{}/models", fake.openai_base_url())).send().await.unwrap().json().await.unwrap();
+    let v: Value = client()
+        .get(format!("{}/models", fake.openai_base_url()))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(v["object"], "list");
     let data = v["data"].as_array().unwrap();
     assert!(!data.is_empty());
-    assert!(data.iter().all(|m| m["object"] == "model" && m["id"].is_string()));
-    assert_eq!(fake.request_count(), 0, "listing models is not a model request");
+    assert!(
+        data.iter()
+            .all(|m| m["object"] == "model" && m["id"].is_string())
+    );
+    assert_eq!(
+        fake.request_count(),
+        0,
+        "listing models is not a model request"
+    );
 }
 
 #[tokio::test]
@@ -225,6 +297,10 @@ async fn invalid_json_is_rejected_without_consuming_a_step() {
     let v: Value = response.json().await.unwrap();
     assert_eq!(v["error"]["type"], "invalid_request_error");
     assert_eq!(fake.requests()[0].body, Value::String("{oops".into()));
-    let v: Value = post(&fake, json!({"model": "m"})).await.json().await.unwrap();
+    let v: Value = post(&fake, json!({"model": "m"}))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(v["choices"][0]["message"]["content"], "kept");
 }

@@ -168,13 +168,21 @@ impl ToolRegistry {
             Ok(Err(join_error)) => {
                 // The panic payload may hold anything (even secrets): log only that it
                 // happened, and tell the model nothing beyond that.
-                tracing::warn!(tool = name, panicked = join_error.is_panic(), "tool task failed");
+                tracing::warn!(
+                    tool = name,
+                    panicked = join_error.is_panic(),
+                    "tool task failed"
+                );
                 ToolOutcome::failure(format!(
                     "the tool `{name}` crashed (internal error); do not retry the same call"
                 ))
             }
             Err(_elapsed) => {
-                tracing::warn!(tool = name, timeout_ms = self.timeout.as_millis() as u64, "tool timed out");
+                tracing::warn!(
+                    tool = name,
+                    timeout_ms = self.timeout.as_millis() as u64,
+                    "tool timed out"
+                );
                 ToolOutcome::failure(ToolError::Timeout(self.timeout))
             }
         }
@@ -299,7 +307,10 @@ mod tests {
         let out = truncate_output("éééé".to_owned(), 5);
         assert_eq!(out, "éé\n[… truncated 4 bytes]");
         assert_eq!(truncate_output("short".to_owned(), 5), "short");
-        assert_eq!(truncate_output("abc".to_owned(), 0), "\n[… truncated 3 bytes]");
+        assert_eq!(
+            truncate_output("abc".to_owned(), 0),
+            "\n[… truncated 3 bytes]"
+        );
     }
 
     #[test]

@@ -87,7 +87,9 @@ fn supported_at(schema: &Value, at: &str) -> Result<(), String> {
     if let Some(extra) = obj.get("additionalProperties")
         && !extra.is_boolean()
     {
-        return Err(format!("{at}: only `additionalProperties: true|false` is supported"));
+        return Err(format!(
+            "{at}: only `additionalProperties: true|false` is supported"
+        ));
     }
     Ok(())
 }
@@ -222,7 +224,11 @@ fn join(path: &str, key: &str) -> String {
 
 /// A bounded, escaped rendition of model-supplied text for error messages.
 pub(crate) fn echo(s: &str) -> String {
-    let mut out: String = s.chars().take(MAX_ECHO_CHARS).flat_map(char::escape_debug).collect();
+    let mut out: String = s
+        .chars()
+        .take(MAX_ECHO_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
     if s.chars().nth(MAX_ECHO_CHARS).is_some() {
         out.push('…');
     }
@@ -301,18 +307,40 @@ mod tests {
     fn names_the_field_in_each_violation() {
         let cases = [
             (json!({}), "missing required argument `n`"),
-            (json!({"n": 1, "timezone": 5}), "argument `timezone` must be a string, got a number"),
-            (json!({"n": 1.5}), "argument `n` must be an integer, got a number"),
+            (
+                json!({"n": 1, "timezone": 5}),
+                "argument `timezone` must be a string, got a number",
+            ),
+            (
+                json!({"n": 1.5}),
+                "argument `n` must be an integer, got a number",
+            ),
             (json!({"n": -1}), "argument `n` must be at least 0"),
             (json!({"n": 11}), "argument `n` must be at most 10"),
-            (json!({"n": 1, "unit": "mi"}), "argument `unit` must be one of \"m\", \"km\""),
-            (json!({"n": 1, "timezone": "éééééé"}), "argument `timezone` must be at most 5 characters (got 6)"),
-            (json!({"n": 1, "tags": ["a", 2]}), "argument `tags[1]` must be a string, got a number"),
-            (json!({"n": 1, "zz": 1}), "unknown argument `zz`; expected only: flag, n, tags, timezone, unit"),
+            (
+                json!({"n": 1, "unit": "mi"}),
+                "argument `unit` must be one of \"m\", \"km\"",
+            ),
+            (
+                json!({"n": 1, "timezone": "éééééé"}),
+                "argument `timezone` must be at most 5 characters (got 6)",
+            ),
+            (
+                json!({"n": 1, "tags": ["a", 2]}),
+                "argument `tags[1]` must be a string, got a number",
+            ),
+            (
+                json!({"n": 1, "zz": 1}),
+                "unknown argument `zz`; expected only: flag, n, tags, timezone, unit",
+            ),
             (json!([1]), "the arguments must be an object, got an array"),
         ];
         for (value, expected) in cases {
-            assert_eq!(check(&schema(), &value), Err(expected.to_owned()), "{value}");
+            assert_eq!(
+                check(&schema(), &value),
+                Err(expected.to_owned()),
+                "{value}"
+            );
         }
     }
 
@@ -333,7 +361,8 @@ mod tests {
     fn refuses_unsupported_schemas() {
         assert!(check_supported(&schema()).is_ok());
         assert!(check_supported(&json!({"type": "string"})).is_err());
-        let bad = json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}});
+        let bad =
+            json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}});
         assert!(check_supported(&bad).unwrap_err().contains("pattern"));
         let bad_type = json!({"type": "object", "properties": {"a": {"type": "null"}}});
         assert!(check_supported(&bad_type).is_err());

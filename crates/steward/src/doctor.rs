@@ -1,1 +1,247 @@
-//! `steward doctor` (in progress).
+//! `steward doctor`: checks that the loaded configuration can actually run, printing one
+//! line per check (`ok   `, `FAIL `, `warn `) and a `fix:` line under each problem.
+//!
+//! Owns: the list of checks and their wording. Does not own: loading configuration
+//! (see `config`), storage or provider clients (it only calls their public probes).
+//! Secrets are never printed: only whether a key is set and which variable holds it.
+
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::net::TcpListener;
+use std::path::Path;
+use std::time::Duration;
+
+use steward_llm::{LlmError, Models, RetryPolicy};
+use steward_store::{SqliteStore, Store};
+
+use crate::config::{self, LoadedConfig, ProviderSettings, Settings, split_model_ref};
+
+/// How long one provider gets to answer the probe.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Run every check; `Ok(true)` when none FAILed (warnings are fine).
+pub async fn run(cfg: &LoadedConfig, out: &mut dyn Write) -> io::Result<bool> {
+    let mut r = Report { out, failed: false };
+    let s = &cfg.settings;
+    match &cfg.file {
+        Some(p) => r.ok(&format!("config: loaded {}", p.display()))?,
+        None => r.ok("config: no file: defaults + environment")?,
+    }
+    if check_data_dir(&mut r, &s.data_dir)? {
+        check_database(&mut r, &s.data_dir).await?;
+    } else {
+        r.warn(
+            "database: not checked because the data dir is unusable",
+            &["fix the data dir first, then run `steward doctor` again"],
+        )?;
+    }
+    let mut probed = HashSet::new();
+    match s.model.as_deref() {
+        Some(m) => check_model(&mut r, s, "model", m, &mut probed).await?,
+        None => {
+            let ollama = s.provider("ollama").map_or("", |p| p.base_url.as_str());
+            let fixes = [
+                "STEWARD_MODEL=openai:gpt-4.1-mini and OPENAI_API_KEY=… (or model = \"openai:gpt-4.1-mini\" in steward.toml)".to_string(),
+                format!("or, for a local Ollama (no key): STEWARD_MODEL=ollama:llama3.2 with Ollama serving {ollama} (change with OLLAMA_BASE_URL)"),
+            ];
+            r.warn("model: none configured, so chat cannot work", &fixes)?;
+        }
+    }
+    if let Some(m) = s.fallback_model.as_deref() {
+        check_model(&mut r, s, "fallback_model", m, &mut probed).await?;
+    }
+    check_http_addr(&mut r, s)?;
+    if s.api_token.is_none() {
+        r.ok("api_token: not set (steward serve generates one)")?;
+    } else {
+        r.ok("api_token: set")?;
+    }
+    Ok(!r.failed)
+}
+
+struct Report<'a> {
+    out: &'a mut dyn Write,
+    failed: bool,
+}
+
+impl Report<'_> {
+    fn ok(&mut self, msg: &str) -> io::Result<()> {
+        writeln!(self.out, "ok   {msg}")
+    }
+
+    fn warn<S: AsRef<str>>(&mut self, msg: &str, fixes: &[S]) -> io::Result<()> {
+        writeln!(self.out, "warn {msg}")?;
+        self.fixes(fixes)
+    }
+
+    fn fail<S: AsRef<str>>(&mut self, msg: &str, fixes: &[S]) -> io::Result<()> {
+        self.failed = true;
+        writeln!(self.out, "FAIL {msg}")?;
+        self.fixes(fixes)
+    }
+
+    fn fixes<S: AsRef<str>>(&mut self, fixes: &[S]) -> io::Result<()> {
+        for f in fixes {
+            writeln!(self.out, "     fix: {}", f.as_ref())?;
+        }
+        Ok(())
+    }
+}
+
+/// Returns whether the directory is usable (exists or was created, and is writable).
+fn check_data_dir(r: &mut Report<'_>, dir: &Path) -> io::Result<bool> {
+    let d = dir.display();
+    let elsewhere = "or point STEWARD_DATA_DIR (data_dir in steward.toml) at a writable directory";
+    if dir.exists() && !dir.is_dir() {
+        r.fail(
+            &format!("data dir {d}: exists but is not a directory"),
+            &[format!("move {d} out of the way, {elsewhere}")],
+        )?;
+        return Ok(false);
+    }
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        r.fail(
+            &format!("data dir {d}: cannot be created: {e}"),
+            &[format!("run `mkdir -p {d}` as the user running steward, {elsewhere}")],
+        )?;
+        return Ok(false);
+    }
+    let probe = dir.join(format!(".doctor-write-test-{}", std::process::id()));
+    let written = std::fs::write(&probe, b"ok");
+    // Best effort: a leftover probe file is harmless and the write result is what matters.
+    let _ = std::fs::remove_file(&probe);
+    if let Err(e) = written {
+        r.fail(
+            &format!("data dir {d}: not writable: {e}"),
+            &[format!("give the steward user write access (`chown -R $USER {d}`), {elsewhere}")],
+        )?;
+        return Ok(false);
+    }
+    r.ok(&format!("data dir {d}: exists and is writable"))?;
+    Ok(true)
+}
+
+async fn check_database(r: &mut Report<'_>, dir: &Path) -> io::Result<()> {
+    let path = dir.join("steward.db");
+    let opened = SqliteStore::open(&path);
+    let result = match opened {
+        Ok(store) => store.ping().await.map(|()| store.describe()),
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(desc) => r.ok(&format!("database: {desc}")),
+        Err(e) => r.fail(
+            &format!("database {}: {e}", path.display()),
+            &[format!(
+                "stop other programs using {} and check its permissions; if it is corrupt, restore a backup or move it aside to start fresh",
+                path.display()
+            )],
+        ),
+    }
+}
+
+async fn check_model(
+    r: &mut Report<'_>,
+    s: &Settings,
+    label: &str,
+    model: &str,
+    probed: &mut HashSet<String>,
+) -> io::Result<()> {
+    // `load` guarantees the form and that the provider exists; stay defensive anyway.
+    let Some(p) = split_model_ref(model).and_then(|(name, _)| s.provider(name)) else {
+        return r.fail(
+            &format!("{label} {model}: unknown provider"),
+            &["run `steward config show` and fix the model setting"],
+        );
+    };
+    if p.requires_key() && p.api_key.is_none() {
+        return r.fail(
+            &format!("{label} {model}: provider {} has no API key", p.name),
+            &[format!("{}=…", p.key_hint())],
+        );
+    }
+    let key = if p.api_key.is_some() { ", key set" } else { "" };
+    r.ok(&format!(
+        "{label} {model}: provider {} ({}{key})",
+        p.name,
+        p.kind.as_str()
+    ))?;
+    if probed.insert(p.name.clone()) {
+        probe_provider(r, s, p).await?;
+    }
+    Ok(())
+}
+
+async fn probe_provider(r: &mut Report<'_>, s: &Settings, p: &ProviderSettings) -> io::Result<()> {
+    let cfgs: Vec<_> = config::provider_configs(s)
+        .into_iter()
+        .filter(|c| c.name == p.name)
+        .collect();
+    // No retries: doctor should report what happens now, quickly.
+    let policy = RetryPolicy {
+        max_retries: 0,
+        ..RetryPolicy::default()
+    };
+    let result = match Models::new(cfgs, policy) {
+        Ok(models) => tokio::time::timeout(PROBE_TIMEOUT, models.probe(&p.name))
+            .await
+            .unwrap_or(Err(LlmError::Timeout {
+                provider: p.name.clone(),
+            })),
+        Err(e) => Err(e),
+    };
+    let url = &p.base_url;
+    let name = &p.name;
+    let url_fix = match config::env_var_for(&format!("providers.{name}.base_url")) {
+        Some(var) => format!("set {var} (or providers.{name}.base_url) to the right address"),
+        None => format!("set providers.{name}.base_url in steward.toml to the right address"),
+    };
+    match result {
+        Ok(()) => r.ok(&format!("provider {name}: answers at {url}")),
+        Err(LlmError::Http {
+            status: 401 | 403,
+            ..
+        }) => {
+            let check = match &p.api_key_env {
+                Some(var) => format!("check {var}"),
+                None => format!("check providers.{name}.api_key in steward.toml"),
+            };
+            r.fail(&format!("provider {name}: key rejected"), &[check])
+        }
+        Err(LlmError::Http { status: 404, .. }) => r.fail(
+            &format!("provider {name}: {url} answered 404 Not Found"),
+            &[format!("{url_fix} (OpenAI-compatible servers usually end in /v1)")],
+        ),
+        Err(LlmError::Connect { .. }) => r.fail(
+            &format!("provider {name}: cannot reach {url}: is the server running?"),
+            &[format!("start the server, or {url_fix}")],
+        ),
+        Err(LlmError::Timeout { .. }) => r.fail(
+            &format!(
+                "provider {name}: no answer from {url} within {} s",
+                PROBE_TIMEOUT.as_secs()
+            ),
+            &[format!("check the network and the server, or {url_fix}")],
+        ),
+        Err(e) => r.fail(
+            &format!("provider {name}: {e}"),
+            &[format!("check the [providers.{name}] settings (`steward config show`)")],
+        ),
+    }
+}
+
+fn check_http_addr(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
+    let addr = s.http_addr;
+    let other = "set STEWARD_HTTP_ADDR (http.addr in steward.toml) to a free address, e.g. 127.0.0.1:8081";
+    match TcpListener::bind(addr) {
+        Ok(_) => r.ok(&format!("http.addr {addr}: free")),
+        Err(e) if e.kind() == io::ErrorKind::AddrInUse => r.warn(
+            &format!("http.addr {addr}: in use (is steward serve already running?)"),
+            &[format!("stop the other process, or {other}")],
+        ),
+        Err(e) => r.fail(
+            &format!("http.addr {addr}: cannot listen: {e}"),
+            &[other.to_string()],
+        ),
+    }
+}

@@ -12,7 +12,7 @@ use crate::error::{VANISHED_MESSAGE, failure_kind_str};
 use axum::http::HeaderValue;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures_util::{Stream, StreamExt};
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::convert::Infallible;
 use steward_core::TurnStream;

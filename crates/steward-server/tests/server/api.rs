@@ -31,7 +31,10 @@ async fn json_reply_carries_every_field() {
     );
     let seen = server.fake.seen();
     assert_eq!(seen.len(), 1);
-    assert_eq!(seen[0].conversation, ConversationId::parse("tg:42").unwrap());
+    assert_eq!(
+        seen[0].conversation,
+        ConversationId::parse("tg:42").unwrap()
+    );
     assert_eq!(seen[0].text, "what time is it?");
     assert_eq!(seen[0].surface, Surface::Http);
     assert_eq!(seen[0].principal, Principal::owner());
@@ -40,14 +43,25 @@ async fn json_reply_carries_every_field() {
 #[tokio::test]
 async fn missing_conversation_gets_a_fresh_api_id() {
     let server = start(Fake::standard()).await;
-    let a = json_of(server.post("/api/v1/messages", &json!({"text": "one"})).await).await;
-    let b = json_of(
+    let a = json_of(
         server
-            .post("/api/v1/messages", &json!({"text": "two", "conversation_id": null}))
+            .post("/api/v1/messages", &json!({"text": "one"}))
             .await,
     )
     .await;
-    let (a, b) = (a["conversation_id"].as_str().unwrap(), b["conversation_id"].as_str().unwrap());
+    let b = json_of(
+        server
+            .post(
+                "/api/v1/messages",
+                &json!({"text": "two", "conversation_id": null}),
+            )
+            .await,
+    )
+    .await;
+    let (a, b) = (
+        a["conversation_id"].as_str().unwrap(),
+        b["conversation_id"].as_str().unwrap(),
+    );
     assert!(a.starts_with("api-") && b.starts_with("api-"), "{a} {b}");
     assert_ne!(a, b);
     assert!(ConversationId::parse(a).is_ok());
@@ -128,14 +142,20 @@ async fn failure_kinds_map_to_statuses() {
     for (kind, status, name) in cases {
         let server = start(Fake::failing(kind)).await;
         let resp = server
-            .post("/api/v1/messages", &json!({"conversation_id": "c9", "text": "hi"}))
+            .post(
+                "/api/v1/messages",
+                &json!({"conversation_id": "c9", "text": "hi"}),
+            )
             .await;
         assert_eq!(resp.status(), status, "{kind:?}");
         let body = json_of(resp).await;
         assert_eq!(body["conversation_id"], "c9");
         assert_eq!(body["turn_id"], TURN_ID);
         assert_eq!(body["error"]["kind"], name);
-        assert_eq!(body["error"]["message"], format!("scripted {kind:?} failure"));
+        assert_eq!(
+            body["error"]["message"],
+            format!("scripted {kind:?} failure")
+        );
         let retryable = matches!(kind, FailureKind::Model | FailureKind::Shutdown);
         assert_eq!(body["error"]["retryable"], retryable);
     }
@@ -144,13 +164,24 @@ async fn failure_kinds_map_to_statuses() {
 #[tokio::test]
 async fn stream_closing_without_terminal_event_is_500() {
     let server = start(Fake::new(|inb| {
-        vec![started(inb), TurnEvent::TextDelta { text: "half".into() }]
+        vec![
+            started(inb),
+            TurnEvent::TextDelta {
+                text: "half".into(),
+            },
+        ]
     }))
     .await;
-    let resp = server.post("/api/v1/messages", &json!({"text": "hi"})).await;
+    let resp = server
+        .post("/api/v1/messages", &json!({"text": "hi"}))
+        .await;
     assert_eq!(resp.status(), 500);
     let body = json_of(resp).await;
     assert_eq!(body["error"]["kind"], "internal");
     assert_eq!(body["turn_id"], TURN_ID);
-    assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty())
+    );
 }

@@ -87,7 +87,9 @@ async fn the_right_token_gets_through() {
             .unwrap();
         assert_eq!(resp.status(), 200, "{scheme}");
     }
-    let resp = server.post("/api/v1/messages", &json!({"text": "hi"})).await;
+    let resp = server
+        .post("/api/v1/messages", &json!({"text": "hi"}))
+        .await;
     assert_eq!(resp.status(), 200);
     assert_eq!(server.fake.seen().len(), 1);
 }
@@ -137,4 +139,27 @@ fn config_debug_hides_the_token() {
     let shown = format!("{cfg:?}");
     assert!(!shown.contains("super-secret"), "{shown}");
     assert!(shown.contains("max_body_bytes"));
+}
+
+#[tokio::test]
+async fn auth_is_checked_before_the_body() {
+    let mut cfg = ServerConfig::new(TOKEN);
+    cfg.max_body_bytes = 64;
+    let server = start_with(Fake::standard(), cfg).await;
+    // Each of these would be 415, 400 or 413 if the body were looked at first.
+    for (ct, body) in [
+        ("text/plain", "hi".to_owned()),
+        ("application/json", "{not json".to_owned()),
+        ("application/json", "x".repeat(65)),
+    ] {
+        let resp = client()
+            .post(server.url("/api/v1/messages"))
+            .header(CONTENT_TYPE, ct)
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 401, "{ct}");
+    }
+    assert!(server.fake.seen().is_empty());
 }

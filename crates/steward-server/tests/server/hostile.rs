@@ -1,7 +1,7 @@
 //! Hostile and malformed input: bad JSON, wrong types, sizes, content types, ids, text.
 
 use crate::support::{Fake, TOKEN, json_of, start, start_with};
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::AUTHORIZATION;
 use serde_json::json;
 use steward_server::{MAX_TEXT_BYTES, ServerConfig};
 
@@ -10,7 +10,12 @@ const MESSAGES: &str = "/api/v1/messages";
 #[tokio::test]
 async fn malformed_json_is_400_with_a_reason() {
     let server = start(Fake::standard()).await;
-    for raw in ["{\"text\": \"hi\"", "not json", "", "{\"text\": \"hi\"} trailing"] {
+    for raw in [
+        "{\"text\": \"hi\"",
+        "not json",
+        "",
+        "{\"text\": \"hi\"} trailing",
+    ] {
         let resp = server
             .post_raw(MESSAGES, "application/json", raw.to_owned())
             .await;
@@ -69,7 +74,11 @@ async fn body_limit_is_exact_and_answers_json() {
     assert_eq!(json_of(resp).await["error"]["kind"], "payload_too_large");
 
     let resp = server
-        .post_raw("/v1/chat/completions", "application/json", padded_body(4097))
+        .post_raw(
+            "/v1/chat/completions",
+            "application/json",
+            padded_body(4097),
+        )
         .await;
     assert_eq!(resp.status(), 413);
     assert_eq!(json_of(resp).await["error"]["type"], "payload_too_large");
@@ -80,10 +89,17 @@ async fn body_limit_is_exact_and_answers_json() {
 async fn wrong_or_missing_content_type_is_415() {
     let server = start(Fake::standard()).await;
     let body = json!({"text": "hi"}).to_string();
-    for ct in ["text/plain", "application/x-www-form-urlencoded", "application/jsonp"] {
+    for ct in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/jsonp",
+    ] {
         let resp = server.post_raw(MESSAGES, ct, body.clone()).await;
         assert_eq!(resp.status(), 415, "{ct}");
-        assert_eq!(json_of(resp).await["error"]["kind"], "unsupported_media_type");
+        assert_eq!(
+            json_of(resp).await["error"]["kind"],
+            "unsupported_media_type"
+        );
     }
     let resp = crate::support::client()
         .post(server.url(MESSAGES))
@@ -122,7 +138,10 @@ async fn invalid_conversation_ids_are_400_and_not_submitted() {
             .as_str()
             .unwrap()
             .to_owned();
-        assert!(msg.starts_with("invalid conversation_id: conversation id"), "{msg}");
+        assert!(
+            msg.starts_with("invalid conversation_id: conversation id"),
+            "{msg}"
+        );
     }
     assert!(server.fake.seen().is_empty());
 }

@@ -51,7 +51,9 @@ impl Fake {
         Self::new(move |inb| {
             vec![
                 started(inb),
-                TurnEvent::TextDelta { text: "partial".into() },
+                TurnEvent::TextDelta {
+                    text: "partial".into(),
+                },
                 failed(kind),
             ]
         })
@@ -72,10 +74,10 @@ impl Assistant for Fake {
             let mut gate = gate;
             let last = events.len().saturating_sub(1);
             for (i, event) in events.into_iter().enumerate() {
-                if i == last {
-                    if let Some(g) = gate.take() {
-                        let _ = g.await;
-                    }
+                if i == last
+                    && let Some(g) = gate.take()
+                {
+                    let _ = g.await;
                 }
                 if tx.send(event).await.is_err() {
                     return;
@@ -191,10 +193,16 @@ impl Server {
 
     /// POST JSON with the right token.
     pub async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
-        self.post_raw(path, "application/json", body.to_string()).await
+        self.post_raw(path, "application/json", body.to_string())
+            .await
     }
 
-    pub async fn post_raw(&self, path: &str, content_type: &str, body: String) -> reqwest::Response {
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        content_type: &str,
+        body: String,
+    ) -> reqwest::Response {
         client()
             .post(self.url(path))
             .header(AUTHORIZATION, format!("Bearer {TOKEN}"))

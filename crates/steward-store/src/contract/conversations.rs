@@ -24,7 +24,11 @@ fn contents(messages: &[Message]) -> Vec<&str> {
 }
 
 async fn all_messages(store: &dyn Store, case: &str, id: &ConversationId) -> Vec<Message> {
-    ok(case, "recent_messages(all)", store.recent_messages(id, usize::MAX).await)
+    ok(
+        case,
+        "recent_messages(all)",
+        store.recent_messages(id, usize::MAX).await,
+    )
 }
 
 pub async fn round_trip_all_roles(store: &dyn Store) {
@@ -37,8 +41,13 @@ pub async fn round_trip_all_roles(store: &dyn Store) {
     let mut orphan_tool = Message::user("tool output with no ids");
     orphan_tool.role = steward_protocol::Role::Tool;
     let messages = vec![
-        Message::user("héllo 🦀 — \t tab, \r\n crlf, \u{1b}[31m escape, \u{7f} del, \u{200b}\u{202e} bidi"),
-        Message::assistant("", vec![weather.clone(), broken.clone(), empty_args.clone()]),
+        Message::user(
+            "héllo 🦀 — \t tab, \r\n crlf, \u{1b}[31m escape, \u{7f} del, \u{200b}\u{202e} bidi",
+        ),
+        Message::assistant(
+            "",
+            vec![weather.clone(), broken.clone(), empty_args.clone()],
+        ),
         Message::tool_result(&weather, r#"{"temp": 21.5, "sky": "☀️"}"#),
         Message::tool_result(&broken, "error: arguments are not valid JSON"),
         Message::tool_result(&empty_args, ""),
@@ -48,7 +57,10 @@ pub async fn round_trip_all_roles(store: &dyn Store) {
     ];
     ok(CASE, "append", store.append_messages(&id, &messages).await);
     let back = all_messages(store, CASE, &id).await;
-    assert_eq!(back, messages, "[{CASE}] messages did not round-trip exactly");
+    assert_eq!(
+        back, messages,
+        "[{CASE}] messages did not round-trip exactly"
+    );
 }
 
 pub async fn large_message_round_trip(store: &dyn Store) {
@@ -56,14 +68,21 @@ pub async fn large_message_round_trip(store: &dyn Store) {
     let id = fresh_conversation(CASE);
     // A few MiB, e.g. a long tool output; with multibyte chars so truncation would show.
     let big = "größer 🦀 ".repeat(300_000);
-    let call = call("c", "read_file", &format!("{{\"pad\": \"{}\"}}", "x".repeat(100_000)));
+    let call = call(
+        "c",
+        "read_file",
+        &format!("{{\"pad\": \"{}\"}}", "x".repeat(100_000)),
+    );
     let messages = vec![
         Message::assistant("", vec![call.clone()]),
         Message::tool_result(&call, big),
     ];
     ok(CASE, "append", store.append_messages(&id, &messages).await);
     let back = all_messages(store, CASE, &id).await;
-    assert!(back == messages, "[{CASE}] large messages did not round-trip exactly");
+    assert!(
+        back == messages,
+        "[{CASE}] large messages did not round-trip exactly"
+    );
 }
 
 pub async fn ordering_across_many_appends(store: &dyn Store) {
@@ -77,28 +96,56 @@ pub async fn ordering_across_many_appends(store: &dyn Store) {
     }
     let back = all_messages(store, CASE, &id).await;
     let expected: Vec<String> = (0..next).map(|i| format!("m{i}")).collect();
-    assert_eq!(contents(&back), expected, "[{CASE}] wrong order or missing messages");
+    assert_eq!(
+        contents(&back),
+        expected,
+        "[{CASE}] wrong order or missing messages"
+    );
 }
 
 pub async fn recent_limit_returns_last_n_oldest_first(store: &dyn Store) {
     const CASE: &str = "recent_limit_returns_last_n_oldest_first";
     let id = fresh_conversation(CASE);
-    ok(CASE, "append", store.append_messages(&id, &numbered(0..6)).await);
-    ok(CASE, "append", store.append_messages(&id, &numbered(6..10)).await);
+    ok(
+        CASE,
+        "append",
+        store.append_messages(&id, &numbered(0..6)).await,
+    );
+    ok(
+        CASE,
+        "append",
+        store.append_messages(&id, &numbered(6..10)).await,
+    );
     for (limit, from) in [(3, 7), (1, 9), (0, 10), (10, 0)] {
-        let back = ok(CASE, "recent_messages", store.recent_messages(&id, limit).await);
+        let back = ok(
+            CASE,
+            "recent_messages",
+            store.recent_messages(&id, limit).await,
+        );
         assert_eq!(back, numbered(from..10), "[{CASE}] limit {limit}");
     }
     for limit in [11, 1000, usize::MAX] {
-        let back = ok(CASE, "recent_messages", store.recent_messages(&id, limit).await);
-        assert_eq!(back, numbered(0..10), "[{CASE}] limit {limit} should return everything");
+        let back = ok(
+            CASE,
+            "recent_messages",
+            store.recent_messages(&id, limit).await,
+        );
+        assert_eq!(
+            back,
+            numbered(0..10),
+            "[{CASE}] limit {limit} should return everything"
+        );
     }
 }
 
 pub async fn unknown_conversation_is_empty(store: &dyn Store) {
     const CASE: &str = "unknown_conversation_is_empty";
     let id = fresh_conversation(CASE);
-    let back = ok(CASE, "recent_messages", store.recent_messages(&id, 50).await);
+    let back = ok(
+        CASE,
+        "recent_messages",
+        store.recent_messages(&id, 50).await,
+    );
     assert!(back.is_empty(), "[{CASE}] got {} messages", back.len());
     let listed = ok(CASE, "list", store.list_conversations(usize::MAX).await);
     assert!(
@@ -116,9 +163,17 @@ pub async fn empty_append_is_a_no_op(store: &dyn Store) {
         listed.iter().all(|c| c.id != id),
         "[{CASE}] an empty append created the conversation"
     );
-    ok(CASE, "append", store.append_messages(&id, &numbered(0..2)).await);
+    ok(
+        CASE,
+        "append",
+        store.append_messages(&id, &numbered(0..2)).await,
+    );
     ok(CASE, "append []", store.append_messages(&id, &[]).await);
-    assert_eq!(all_messages(store, CASE, &id).await, numbered(0..2), "[{CASE}]");
+    assert_eq!(
+        all_messages(store, CASE, &id).await,
+        numbered(0..2),
+        "[{CASE}]"
+    );
 }
 
 /// NUL cannot be stored by every backend, so the port refuses it; a batch with one bad message
@@ -135,24 +190,59 @@ pub async fn failed_append_leaves_nothing(store: &dyn Store) {
 
     let fresh = fresh_conversation(CASE);
     let result = store.append_messages(&fresh, &bad_batch()).await;
-    refused(CASE, "append with NUL to a new conversation", result, secret);
-    assert!(all_messages(store, CASE, &fresh).await.is_empty(), "[{CASE}] partial write");
+    refused(
+        CASE,
+        "append with NUL to a new conversation",
+        result,
+        secret,
+    );
+    assert!(
+        all_messages(store, CASE, &fresh).await.is_empty(),
+        "[{CASE}] partial write"
+    );
     let listed = ok(CASE, "list", store.list_conversations(usize::MAX).await);
-    assert!(listed.iter().all(|c| c.id != fresh), "[{CASE}] failed append created the conversation");
+    assert!(
+        listed.iter().all(|c| c.id != fresh),
+        "[{CASE}] failed append created the conversation"
+    );
 
     let existing = fresh_conversation(CASE);
-    ok(CASE, "append", store.append_messages(&existing, &numbered(10..12)).await);
+    ok(
+        CASE,
+        "append",
+        store.append_messages(&existing, &numbered(10..12)).await,
+    );
     let call = call("c\0", "tool", "{}");
     let result = store
-        .append_messages(&existing, &[Message::user("ok"), Message::assistant("", vec![call])])
+        .append_messages(
+            &existing,
+            &[Message::user("ok"), Message::assistant("", vec![call])],
+        )
         .await;
     refused(CASE, "append with NUL in a tool call id", result, "");
     let result = store.append_messages(&existing, &bad_batch()).await;
-    refused(CASE, "append with NUL to an existing conversation", result, secret);
+    refused(
+        CASE,
+        "append with NUL to an existing conversation",
+        result,
+        secret,
+    );
     let back = all_messages(store, CASE, &existing).await;
-    assert_eq!(back, numbered(10..12), "[{CASE}] existing conversation changed");
-    ok(CASE, "append after failure", store.append_messages(&existing, &numbered(12..13)).await);
-    assert_eq!(all_messages(store, CASE, &existing).await, numbered(10..13), "[{CASE}]");
+    assert_eq!(
+        back,
+        numbered(10..12),
+        "[{CASE}] existing conversation changed"
+    );
+    ok(
+        CASE,
+        "append after failure",
+        store.append_messages(&existing, &numbered(12..13)).await,
+    );
+    assert_eq!(
+        all_messages(store, CASE, &existing).await,
+        numbered(10..13),
+        "[{CASE}]"
+    );
 }
 
 pub async fn conversations_are_isolated(store: &dyn Store) {
@@ -160,11 +250,27 @@ pub async fn conversations_are_isolated(store: &dyn Store) {
     let a = fresh_conversation(CASE);
     let b = fresh_conversation(CASE);
     for i in 0..5 {
-        ok(CASE, "append a", store.append_messages(&a, &[Message::user(format!("a{i}"))]).await);
-        ok(CASE, "append b", store.append_messages(&b, &[Message::user(format!("b{i}"))]).await);
+        ok(
+            CASE,
+            "append a",
+            store
+                .append_messages(&a, &[Message::user(format!("a{i}"))])
+                .await,
+        );
+        ok(
+            CASE,
+            "append b",
+            store
+                .append_messages(&b, &[Message::user(format!("b{i}"))])
+                .await,
+        );
     }
     let only_a = all_messages(store, CASE, &a).await;
-    assert_eq!(contents(&only_a), ["a0", "a1", "a2", "a3", "a4"], "[{CASE}] a");
+    assert_eq!(
+        contents(&only_a),
+        ["a0", "a1", "a2", "a3", "a4"],
+        "[{CASE}] a"
+    );
     let last_b = ok(CASE, "recent b", store.recent_messages(&b, 2).await);
     assert_eq!(contents(&last_b), ["b3", "b4"], "[{CASE}] b");
 }
@@ -173,10 +279,26 @@ pub async fn list_conversations_most_recent_first(store: &dyn Store) {
     const CASE: &str = "list_conversations_most_recent_first";
     let [a, b, c] = [0, 1, 2].map(|_| fresh_conversation(CASE));
     // Appends in quick succession often share a millisecond: order must still be exact.
-    ok(CASE, "append a", store.append_messages(&a, &numbered(0..1)).await);
-    ok(CASE, "append b", store.append_messages(&b, &numbered(0..3)).await);
-    ok(CASE, "append c", store.append_messages(&c, &numbered(0..1)).await);
-    ok(CASE, "append a again", store.append_messages(&a, &numbered(1..2)).await);
+    ok(
+        CASE,
+        "append a",
+        store.append_messages(&a, &numbered(0..1)).await,
+    );
+    ok(
+        CASE,
+        "append b",
+        store.append_messages(&b, &numbered(0..3)).await,
+    );
+    ok(
+        CASE,
+        "append c",
+        store.append_messages(&c, &numbered(0..1)).await,
+    );
+    ok(
+        CASE,
+        "append a again",
+        store.append_messages(&a, &numbered(1..2)).await,
+    );
 
     let listed = ok(CASE, "list", store.list_conversations(3).await);
     let ids: Vec<&ConversationId> = listed.iter().map(|s| &s.id).collect();
@@ -185,12 +307,18 @@ pub async fn list_conversations_most_recent_first(store: &dyn Store) {
     assert_eq!(counts, [2, 1, 3], "[{CASE}] wrong message counts");
     for s in &listed {
         assert!(s.created_at_ms > 0, "[{CASE}] created_at_ms not set: {s:?}");
-        assert!(s.updated_at_ms >= s.created_at_ms, "[{CASE}] updated before created: {s:?}");
+        assert!(
+            s.updated_at_ms >= s.created_at_ms,
+            "[{CASE}] updated before created: {s:?}"
+        );
     }
     let first = ok(CASE, "list(1)", store.list_conversations(1).await);
     assert_eq!(first.len(), 1, "[{CASE}] limit 1");
     assert_eq!(first[0].id, a, "[{CASE}] limit 1");
-    assert!(ok(CASE, "list(0)", store.list_conversations(0).await).is_empty(), "[{CASE}] limit 0");
+    assert!(
+        ok(CASE, "list(0)", store.list_conversations(0).await).is_empty(),
+        "[{CASE}] limit 0"
+    );
 }
 
 /// Concurrent multi-message appends to one conversation: every batch lands whole and
@@ -201,7 +329,13 @@ pub async fn concurrent_batches_do_not_interleave(store: &dyn Store) {
     let batches: Vec<Vec<Message>> = (0..20)
         .map(|b| (0..3).map(|i| Message::user(format!("b{b}.{i}"))).collect())
         .collect();
-    let results = join_all(batches.iter().map(|batch| store.append_messages(&id, batch)).collect()).await;
+    let results = join_all(
+        batches
+            .iter()
+            .map(|batch| store.append_messages(&id, batch))
+            .collect(),
+    )
+    .await;
     for result in results {
         ok(CASE, "concurrent append", result);
     }
@@ -209,10 +343,18 @@ pub async fn concurrent_batches_do_not_interleave(store: &dyn Store) {
     assert_eq!(back.len(), 60, "[{CASE}] expected 60 messages");
     let mut seen = HashSet::new();
     for chunk in back.chunks(3) {
-        let batch = chunk[0].content.split('.').next().unwrap_or_default().to_owned();
+        let batch = chunk[0]
+            .content
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
         let expected: Vec<String> = (0..3).map(|i| format!("{batch}.{i}")).collect();
         assert_eq!(contents(chunk), expected, "[{CASE}] batches interleaved");
-        assert!(seen.insert(batch.clone()), "[{CASE}] batch {batch} appears twice");
+        assert!(
+            seen.insert(batch.clone()),
+            "[{CASE}] batch {batch} appears twice"
+        );
     }
 }
 
@@ -224,7 +366,9 @@ pub async fn concurrent_appends_from_tasks(store: Arc<dyn Store>) {
         .map(|i| {
             let (store, id) = (Arc::clone(&store), id.clone());
             tokio::spawn(async move {
-                store.append_messages(&id, &[Message::user(format!("t{i}"))]).await
+                store
+                    .append_messages(&id, &[Message::user(format!("t{i}"))])
+                    .await
             })
         })
         .collect();
@@ -238,5 +382,8 @@ pub async fn concurrent_appends_from_tasks(store: Arc<dyn Store>) {
     let got: HashSet<&str> = contents(&back).into_iter().collect();
     let want: Vec<String> = (0..50).map(|i| format!("t{i}")).collect();
     assert_eq!(back.len(), 50, "[{CASE}] expected 50 messages");
-    assert!(want.iter().all(|w| got.contains(w.as_str())), "[{CASE}] missing messages");
+    assert!(
+        want.iter().all(|w| got.contains(w.as_str())),
+        "[{CASE}] missing messages"
+    );
 }

@@ -52,7 +52,10 @@ pub async fn run_all_shared(store: Arc<dyn Store>) {
 pub async fn liveness(store: &dyn Store) {
     ok("liveness", "ping", store.ping().await);
     let description = store.describe();
-    assert!(!description.trim().is_empty(), "[liveness] describe() is empty");
+    assert!(
+        !description.trim().is_empty(),
+        "[liveness] describe() is empty"
+    );
 }
 
 /// Unwraps a store result, naming the case and step on failure.
@@ -72,7 +75,10 @@ pub(crate) fn refused<T: std::fmt::Debug>(
 ) {
     match result {
         Err(StoreError::InvalidInput(msg)) => {
-            assert!(!msg.is_empty(), "[{case}] {step}: InvalidInput has no message");
+            assert!(
+                !msg.is_empty(),
+                "[{case}] {step}: InvalidInput has no message"
+            );
             assert!(
                 secret.is_empty() || !msg.contains(secret),
                 "[{case}] {step}: the error message echoes the input: {msg}"
@@ -111,7 +117,11 @@ pub(crate) async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
                 }
             }
         }
-        if pending { Poll::Pending } else { Poll::Ready(()) }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
     })
     .await;
     outputs.into_iter().flatten().collect()

@@ -25,7 +25,9 @@ fn encode(messages: &[Message]) -> Result<Vec<NewRow>, StoreError> {
                 None
             } else {
                 let json = serde_json::to_string(&m.tool_calls).map_err(|e| {
-                    StoreError::InvalidInput(format!("message {i} tool calls cannot be encoded: {e}"))
+                    StoreError::InvalidInput(format!(
+                        "message {i} tool calls cannot be encoded: {e}"
+                    ))
                 })?;
                 Some(json)
             };
@@ -146,7 +148,10 @@ impl ConversationStore for SqliteStore {
                 let tool_calls: Vec<ToolCall> = match tool_calls {
                     None => Vec::new(),
                     Some(json) => serde_json::from_str(&json).map_err(|e| {
-                        StoreError::Corrupt(format!("{}: tool_calls is not valid JSON: {e}", what()))
+                        StoreError::Corrupt(format!(
+                            "{}: tool_calls is not valid JSON: {e}",
+                            what()
+                        ))
                     })?,
                 };
                 out.push(Message {

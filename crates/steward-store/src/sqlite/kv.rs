@@ -47,9 +47,9 @@ impl KvStore for SqliteStore {
         validate::kv_value(value)?;
         let (key, value) = (key.to_owned(), value.to_owned());
         self.run(move |conn| {
-            let inserted = conn
-                .prepare_cached(PUT_IF_ABSENT)?
-                .execute(params![key, value, now_ms()])?;
+            let inserted =
+                conn.prepare_cached(PUT_IF_ABSENT)?
+                    .execute(params![key, value, now_ms()])?;
             Ok(inserted == 1)
         })
         .await

@@ -53,7 +53,8 @@ pub(super) fn apply(conn: &mut Connection, location: &str) -> Result<i64, StoreE
             continue;
         }
         tx.execute_batch(sql).map_err(failed)?;
-        tx.pragma_update(None, "user_version", version).map_err(failed)?;
+        tx.pragma_update(None, "user_version", version)
+            .map_err(failed)?;
         tx.commit().map_err(failed)?;
         tracing::info!(version, location, "applied sqlite migration");
         current = version;
@@ -79,7 +80,10 @@ mod tests {
         // A table with a clashing name makes V1 fail halfway through its batch.
         conn.execute_batch("CREATE TABLE kv (x INTEGER);").unwrap();
         let err = apply(&mut conn, ":memory:").unwrap_err();
-        assert!(matches!(err, StoreError::Migration { version: 1, .. }), "{err}");
+        assert!(
+            matches!(err, StoreError::Migration { version: 1, .. }),
+            "{err}"
+        );
         assert_eq!(user_version(&conn).unwrap(), 0);
         let conversations: i64 = conn
             .query_row(
@@ -88,7 +92,10 @@ mod tests {
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(conversations, 0, "the tables created before the failure were rolled back");
+        assert_eq!(
+            conversations, 0,
+            "the tables created before the failure were rolled back"
+        );
     }
 
     #[test]

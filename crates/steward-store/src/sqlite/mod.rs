@@ -104,7 +104,10 @@ impl SqliteStore {
     }
 }
 
-fn configure(conn: &Connection, file_backed: bool) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+fn configure(
+    conn: &Connection,
+    file_backed: bool,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "foreign_keys", true)?;
     if file_backed {
@@ -128,7 +131,9 @@ fn configure(conn: &Connection, file_backed: bool) -> Result<(), Box<dyn std::er
 impl crate::Store for SqliteStore {
     async fn ping(&self) -> Result<(), StoreError> {
         self.run(|conn| {
-            let one: i64 = conn.prepare_cached("SELECT 1")?.query_row([], |row| row.get(0))?;
+            let one: i64 = conn
+                .prepare_cached("SELECT 1")?
+                .query_row([], |row| row.get(0))?;
             if one == 1 {
                 Ok(())
             } else {

@@ -22,11 +22,14 @@ fn requested_addr() -> Result<SocketAddr, String> {
         } else if let Some(value) = arg.strip_prefix("--addr=") {
             addr = Some(value.to_owned());
         } else {
-            return Err(format!("unknown argument {arg:?}; usage: steward-fake-model [--addr 127.0.0.1:PORT]"));
+            return Err(format!(
+                "unknown argument {arg:?}; usage: steward-fake-model [--addr 127.0.0.1:PORT]"
+            ));
         }
     }
     let addr = addr.unwrap_or_else(|| DEFAULT_ADDR.to_owned());
-    addr.parse().map_err(|e| format!("bad address {addr:?}: {e}"))
+    addr.parse()
+        .map_err(|e| format!("bad address {addr:?}: {e}"))
 }
 
 #[tokio::main]

@@ -53,7 +53,10 @@ impl SseEvent {
 /// so framing mistakes fail the test.
 pub fn parse_sse(raw: &str) -> Vec<SseEvent> {
     let text = raw.replace("\r\n", "\n");
-    assert!(text.is_empty() || text.ends_with("\n\n"), "unterminated event in {raw:?}");
+    assert!(
+        text.is_empty() || text.ends_with("\n\n"),
+        "unterminated event in {raw:?}"
+    );
     let mut events = Vec::new();
     for block in text.split("\n\n").filter(|b| !b.is_empty()) {
         let mut event = None;

@@ -24,7 +24,10 @@ pub(crate) fn parse_zone(name: &str) -> Result<Tz, ToolError> {
     if let Ok(tz) = name.parse::<Tz>() {
         return Ok(tz);
     }
-    if ["utc", "gmt", "z"].iter().any(|u| name.eq_ignore_ascii_case(u)) {
+    if ["utc", "gmt", "z"]
+        .iter()
+        .any(|u| name.eq_ignore_ascii_case(u))
+    {
         return Ok(Tz::UTC);
     }
     chrono_tz::TZ_VARIANTS
@@ -65,7 +68,11 @@ pub struct CurrentTime;
 
 /// The `current_time` answer for a given instant.
 pub(crate) fn current_time_at(now: DateTime<Utc>, tz: Tz) -> String {
-    format!("{}, unix {}", describe(&now.with_timezone(&tz)), now.timestamp())
+    format!(
+        "{}, unix {}",
+        describe(&now.with_timezone(&tz)),
+        now.timestamp()
+    )
 }
 
 #[async_trait::async_trait]
@@ -194,7 +201,10 @@ mod tests {
         assert_eq!(parse_zone("europe/paris").ok(), Some(Tz::Europe__Paris));
         assert_eq!(parse_zone(" utc ").ok(), Some(Tz::UTC));
         let err = parse_zone("Mars/Olympus").unwrap_err().to_string();
-        assert!(err.contains("Mars/Olympus") && err.contains("Europe/Paris"), "{err}");
+        assert!(
+            err.contains("Mars/Olympus") && err.contains("Europe/Paris"),
+            "{err}"
+        );
     }
 
     #[test]

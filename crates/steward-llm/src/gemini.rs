@@ -1,0 +1,494 @@
+//! Google Gemini `generateContent` / `streamGenerateContent`: request body (contents,
+//! function declarations with a cleaned schema), plain and streamed answers, probe.
+//!
+//! Owns: this one wire format, including synthesized tool-call ids (Gemini has none) and
+//! carrying Gemini's thought signatures through those ids. Does not own: HTTP plumbing
+//! (`http`), retries (`models`).
+
+use crate::http::{Http, StreamHandler, emit_whole};
+use crate::sse::SseEvent;
+use crate::{
+    ChatRequest, ChatResponse, FinishReason, LlmError, ModelProvider, ProviderConfig, TextSink,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use steward_protocol::{Message, Role, ToolCall, Usage};
+use tokio_util::sync::CancellationToken;
+
+/// Separates a synthesized call id from the thought signature Gemini attached to the call.
+/// Gemini 3 rejects a conversation whose function calls come back without their
+/// signatures, and `ToolCall.id` is the only field that travels back to us unchanged.
+const SIGNATURE_SEP: char = '|';
+
+/// JSON-schema keys Gemini's `parameters` schema rejects.
+const UNSUPPORTED_SCHEMA_KEYS: [&str; 4] = ["$schema", "$id", "$comment", "additionalProperties"];
+
+pub(crate) struct Gemini {
+    http: Http,
+}
+
+impl Gemini {
+    pub fn new(cfg: &ProviderConfig) -> Result<Self, LlmError> {
+        // The key goes in a header only: URLs end up in logs and error messages.
+        let auth: Vec<(&'static str, String)> = cfg
+            .api_key
+            .iter()
+            .filter(|k| !k.is_empty())
+            .map(|k| ("x-goog-api-key", k.clone()))
+            .collect();
+        Ok(Gemini {
+            http: Http::new(cfg, &auth)?,
+        })
+    }
+}
+
+/// The model goes into the URL path, so only plain model-name characters are allowed.
+fn model_path(model: &str) -> Result<&str, LlmError> {
+    let m = model.strip_prefix("models/").unwrap_or(model);
+    let ok = !m.is_empty()
+        && m.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    if ok {
+        Ok(m)
+    } else {
+        Err(LlmError::Config(format!(
+            "{model:?} is not a valid Gemini model name"
+        )))
+    }
+}
+
+/// Remove schema keys Gemini rejects, walking only schema positions so that a property
+/// that happens to be *named* e.g. "additionalProperties" survives.
+pub(crate) fn clean_schema(schema: &Value) -> Value {
+    let Value::Object(map) = schema else {
+        return schema.clone();
+    };
+    let mut out = serde_json::Map::new();
+    for (k, v) in map {
+        if UNSUPPORTED_SCHEMA_KEYS.contains(&k.as_str()) {
+            continue;
+        }
+        let cleaned = match (k.as_str(), v) {
+            ("properties", Value::Object(props)) => Value::Object(
+                props
+                    .iter()
+                    .map(|(name, s)| (name.clone(), clean_schema(s)))
+                    .collect(),
+            ),
+            ("items", _) => clean_schema(v),
+            ("anyOf" | "oneOf" | "allOf", Value::Array(list)) => {
+                Value::Array(list.iter().map(clean_schema).collect())
+            }
+            _ => v.clone(),
+        };
+        out.insert(k.clone(), cleaned);
+    }
+    Value::Object(out)
+}
+
+fn function_call_part(c: &ToolCall) -> Value {
+    let args = match serde_json::from_str::<Value>(&c.arguments) {
+        Ok(v @ Value::Object(_)) => v,
+        _ if c.arguments.trim().is_empty() => json!({}),
+        _ => json!({ "_raw": c.arguments }),
+    };
+    let mut part = json!({"functionCall": {"name": c.name, "args": args}});
+    if let Some((_, sig)) = c.id.split_once(SIGNATURE_SEP) {
+        part["thoughtSignature"] = json!(sig);
+    }
+    part
+}
+
+/// Contents with roles "user"/"model"; consecutive same-role turns merged.
+pub(crate) fn contents(msgs: &[Message]) -> Vec<Value> {
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for (i, m) in msgs.iter().enumerate() {
+        let (role, parts) = match m.role {
+            Role::User => (
+                "user",
+                text_part(&m.content).into_iter().collect::<Vec<_>>(),
+            ),
+            Role::Assistant => {
+                let mut parts: Vec<Value> = text_part(&m.content).into_iter().collect();
+                parts.extend(m.tool_calls.iter().map(function_call_part));
+                ("model", parts)
+            }
+            Role::Tool => {
+                let name = m
+                    .tool_name
+                    .clone()
+                    .or_else(|| tool_name_for(&msgs[..i], m.tool_call_id.as_deref()))
+                    .unwrap_or_default();
+                let part =
+                    json!({"functionResponse": {"name": name, "response": {"content": m.content}}});
+                ("user", vec![part])
+            }
+        };
+        if parts.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some((last_role, last_parts)) if *last_role == role => last_parts.extend(parts),
+            _ => out.push((role, parts)),
+        }
+    }
+    out.into_iter()
+        .map(|(role, parts)| json!({"role": role, "parts": parts}))
+        .collect()
+}
+
+/// A tool result without a stored name: find the call it answers.
+fn tool_name_for(earlier: &[Message], id: Option<&str>) -> Option<String> {
+    let id = id?;
+    earlier
+        .iter()
+        .rev()
+        .flat_map(|m| m.tool_calls.iter())
+        .find(|c| c.id == id)
+        .map(|c| c.name.clone())
+}
+
+fn text_part(text: &str) -> Option<Value> {
+    (!text.is_empty()).then(|| json!({"text": text}))
+}
+
+fn body(req: &ChatRequest) -> Value {
+    let mut body = json!({"contents": contents(&req.messages)});
+    if !req.system.is_empty() {
+        body["systemInstruction"] = json!({"parts": [{"text": req.system}]});
+    }
+    if !req.tools.is_empty() {
+        let decls: Vec<Value> = req
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "parameters": clean_schema(&t.parameters)}))
+            .collect();
+        body["tools"] = json!([{ "functionDeclarations": decls }]);
+    }
+    let mut gen_config = serde_json::Map::new();
+    if let Some(max) = req.max_output_tokens {
+        gen_config.insert("maxOutputTokens".into(), json!(max));
+    }
+    if let Some(t) = req.temperature {
+        gen_config.insert("temperature".into(), json!(t));
+    }
+    if !gen_config.is_empty() {
+        body["generationConfig"] = Value::Object(gen_config);
+    }
+    body
+}
+
+#[async_trait::async_trait]
+impl ModelProvider for Gemini {
+    fn name(&self) -> &str {
+        &self.http.name
+    }
+
+    async fn chat(
+        &self,
+        model: &str,
+        req: &ChatRequest,
+        on_text: Option<TextSink<'_>>,
+        cancel: &CancellationToken,
+    ) -> Result<ChatResponse, LlmError> {
+        let streaming = self.http.stream && on_text.is_some();
+        tracing::Span::current().record("streaming", streaming);
+        let path = model_path(model)?;
+        let base = &self.http.base_url;
+        let url = if streaming {
+            format!("{base}/v1beta/models/{path}:streamGenerateContent?alt=sse")
+        } else {
+            format!("{base}/v1beta/models/{path}:generateContent")
+        };
+        let rb = self.http.post_json(&url, &body(req));
+        let model_name = format!("{}:{model}", self.http.name);
+        let http = &self.http;
+        let resp = if streaming {
+            let mut acc = Accumulator::new(on_text);
+            http.guarded(cancel, async {
+                let resp = http.send(rb).await?;
+                http.drive_stream(resp, &mut acc).await
+            })
+            .await?;
+            acc.into_response(model_name)
+        } else {
+            let g: GenResponse = http
+                .guarded(cancel, async { http.json(http.send(rb).await?).await })
+                .await?;
+            let mut acc = Accumulator::new(None);
+            acc.apply(g).map_err(|e| http_adopt(http, e))?;
+            let resp = acc.into_response(model_name);
+            emit_whole(on_text, &resp.text);
+            resp
+        };
+        crate::models::record_usage(resp.usage);
+        Ok(resp)
+    }
+
+    async fn probe(&self) -> Result<(), LlmError> {
+        let url = format!("{}/v1beta/models", self.http.base_url);
+        let rb = self.http.get(&url);
+        self.http
+            .guarded(&CancellationToken::new(), async {
+                self.http.send(rb).await.map(|_| ())
+            })
+            .await
+    }
+}
+
+fn http_adopt(http: &Http, e: LlmError) -> LlmError {
+    match e {
+        LlmError::Decode { message, .. } => http.decode(&message),
+        other => other,
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GenResponse {
+    #[serde(default)]
+    candidates: Vec<Candidate>,
+    usage_metadata: Option<UsageMeta>,
+    prompt_feedback: Option<PromptFeedback>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptFeedback {
+    block_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Candidate {
+    content: Option<Content>,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Content {
+    #[serde(default)]
+    parts: Vec<Part>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Part {
+    text: Option<String>,
+    /// Thought summaries are not part of the answer.
+    #[serde(default)]
+    thought: bool,
+    function_call: Option<FunctionCall>,
+    thought_signature: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct FunctionCall {
+    id: Option<String>,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    args: Value,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct UsageMeta {
+    #[serde(default)]
+    prompt_token_count: u64,
+    #[serde(default)]
+    candidates_token_count: u64,
+    /// Thinking tokens are billed as output.
+    #[serde(default)]
+    thoughts_token_count: u64,
+}
+
+struct Accumulator<'a> {
+    on_text: Option<TextSink<'a>>,
+    text: String,
+    calls: Vec<ToolCall>,
+    usage: Usage,
+    finish: Option<String>,
+}
+
+impl<'a> Accumulator<'a> {
+    fn new(on_text: Option<TextSink<'a>>) -> Self {
+        Accumulator {
+            on_text,
+            text: String::new(),
+            calls: Vec::new(),
+            usage: Usage::default(),
+            finish: None,
+        }
+    }
+
+    /// Fold one (full or streamed) response in: texts concatenate, calls append.
+    fn apply(&mut self, g: GenResponse) -> Result<(), LlmError> {
+        if let Some(u) = g.usage_metadata {
+            // Streamed counts are cumulative: the latest replaces the earlier.
+            self.usage = Usage {
+                input_tokens: u.prompt_token_count,
+                output_tokens: u.candidates_token_count + u.thoughts_token_count,
+            };
+        }
+        if let Some(reason) = g.prompt_feedback.and_then(|p| p.block_reason) {
+            self.finish = Some(format!("blocked: {reason}"));
+        }
+        let Some(candidate) = g.candidates.into_iter().next() else {
+            return Ok(());
+        };
+        for part in candidate.content.map(|c| c.parts).unwrap_or_default() {
+            if let Some(fc) = part.function_call {
+                let base = fc
+                    .id
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| format!("call_{}", self.calls.len()));
+                let id = match part.thought_signature {
+                    Some(sig) => format!("{base}{SIGNATURE_SEP}{sig}"),
+                    None => base,
+                };
+                let args = if fc.args.is_null() {
+                    json!({})
+                } else {
+                    fc.args
+                };
+                self.calls.push(ToolCall {
+                    id,
+                    name: fc.name,
+                    arguments: args.to_string(),
+                });
+            } else if let Some(text) = part.text.filter(|t| !t.is_empty() && !part.thought) {
+                if let Some(sink) = self.on_text {
+                    sink(&text);
+                }
+                self.text.push_str(&text);
+            }
+        }
+        if let Some(reason) = candidate.finish_reason {
+            self.finish = Some(reason);
+        }
+        Ok(())
+    }
+
+    fn into_response(self, model: String) -> ChatResponse {
+        let has_calls = !self.calls.is_empty();
+        let finish = match self.finish.as_deref() {
+            _ if has_calls => FinishReason::ToolCalls,
+            Some("STOP") | None => FinishReason::Stop,
+            Some("MAX_TOKENS") => FinishReason::Length,
+            Some(other) => FinishReason::Other(other.to_owned()),
+        };
+        ChatResponse {
+            text: self.text,
+            tool_calls: self.calls,
+            usage: self.usage,
+            model,
+            finish,
+        }
+    }
+}
+
+impl StreamHandler for Accumulator<'_> {
+    fn on_event(&mut self, ev: SseEvent) -> Result<bool, LlmError> {
+        let value: Value = serde_json::from_str(&ev.data).map_err(|e| LlmError::Decode {
+            provider: String::new(),
+            message: format!("invalid stream chunk ({e})"),
+        })?;
+        if let Some(err) = value.get("error") {
+            let status = err
+                .get("code")
+                .and_then(Value::as_u64)
+                .and_then(|c| u16::try_from(c).ok())
+                .filter(|c| (400..=599).contains(c))
+                .unwrap_or(500);
+            let body = json!({ "error": err }).to_string();
+            return Err(LlmError::Http {
+                provider: String::new(),
+                status,
+                message: crate::http::error_excerpt(body.as_bytes()),
+                retry_after: None,
+            });
+        }
+        let chunk: GenResponse = serde_json::from_value(value).map_err(|e| LlmError::Decode {
+            provider: String::new(),
+            message: format!("unexpected stream chunk ({e})"),
+        })?;
+        self.apply(chunk)?;
+        // Gemini has no end marker: the body simply ends after the finishing chunk.
+        Ok(false)
+    }
+
+    fn complete(&self) -> bool {
+        self.finish.is_some()
+    }
+
+    fn has_output(&self) -> bool {
+        !self.text.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_cleaning_is_recursive_but_spares_property_names() {
+        let schema = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "additionalProperties": {"type": "string"},
+                "list": {"type": "array", "items": {"type": "object", "additionalProperties": false, "properties": {}}},
+                "either": {"anyOf": [{"type": "object", "$comment": "x"}]}
+            }
+        });
+        let cleaned = clean_schema(&schema);
+        assert!(cleaned.get("$schema").is_none());
+        assert!(cleaned.get("additionalProperties").is_none());
+        assert_eq!(
+            cleaned["properties"]["additionalProperties"],
+            json!({"type": "string"})
+        );
+        assert!(
+            cleaned["properties"]["list"]["items"]
+                .get("additionalProperties")
+                .is_none()
+        );
+        assert!(
+            cleaned["properties"]["either"]["anyOf"][0]
+                .get("$comment")
+                .is_none()
+        );
+        assert_eq!(cleaned["type"], "object");
+    }
+
+    #[test]
+    fn thought_signature_round_trips_through_the_call_id() {
+        let g: GenResponse = serde_json::from_value(json!({
+            "candidates": [{"content": {"role": "model", "parts": [
+                {"functionCall": {"name": "clock", "args": {"tz": "UTC"}}, "thoughtSignature": "c2ln"}
+            ]}, "finishReason": "STOP"}]
+        }))
+        .unwrap();
+        let mut acc = Accumulator::new(None);
+        acc.apply(g).unwrap();
+        let resp = acc.into_response("gemini:m".into());
+        assert_eq!(resp.finish, FinishReason::ToolCalls);
+        let call = &resp.tool_calls[0];
+        assert!(call.id.starts_with("call_0"));
+        let part = function_call_part(call);
+        assert_eq!(part["thoughtSignature"], "c2ln");
+        assert_eq!(part["functionCall"]["args"], json!({"tz": "UTC"}));
+    }
+
+    #[test]
+    fn rejects_model_names_that_could_escape_the_path() {
+        assert_eq!(
+            model_path("models/gemini-2.5-flash").unwrap(),
+            "gemini-2.5-flash"
+        );
+        assert!(model_path("../x").is_err());
+        assert!(model_path("a?b").is_err());
+    }
+}

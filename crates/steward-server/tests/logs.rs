@@ -1,0 +1,66 @@
+//! What the server logs: a span per request with route, status and conversation, and
+//! never the token, the Authorization header or a body.
+//!
+//! Its own test binary: tracing caches per-callsite interest process-wide, so a
+//! thread-local subscriber can miss events while other tests hit the same callsites.
+
+#[allow(dead_code)]
+#[path = "server/support.rs"]
+mod support;
+
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
+use serde_json::json;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use support::{Fake, TOKEN, client, start};
+
+#[derive(Clone)]
+struct Capture(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+// current_thread runtime (the tokio::test default): the server's tasks run on this
+// thread, so the thread-local subscriber sees them.
+#[tokio::test]
+async fn logs_carry_route_status_and_conversation_but_no_secrets() {
+    let capture = Capture(Arc::new(Mutex::new(Vec::new())));
+    let writer = capture.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_env_filter(tracing_subscriber::EnvFilter::new("steward_server=trace"))
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let server = start(Fake::standard()).await;
+    let body = json!({"conversation_id": "log-conv", "text": "private-body-text"});
+    let resp = server.post("/api/v1/messages", &body).await;
+    assert_eq!(resp.status(), 200);
+    let resp = client()
+        .post(server.url("/v1/chat/completions"))
+        .header(AUTHORIZATION, "Bearer guessed-secret-value")
+        .header(CONTENT_TYPE, "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 401);
+
+    let logs = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    assert!(logs.contains("request finished"), "{logs}");
+    assert!(logs.contains("route=\"/api/v1/messages\""), "{logs}");
+    assert!(logs.contains("conversation=\"log-conv\""), "{logs}");
+    assert!(logs.contains("status=200"), "{logs}");
+    assert!(logs.contains("status=401"), "{logs}");
+    for secret in [TOKEN, "guessed-secret-value", "Bearer", "private-body-text"] {
+        assert!(!logs.contains(secret), "{secret} leaked into logs:\n{logs}");
+    }
+}
