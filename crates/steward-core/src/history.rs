@@ -86,12 +86,17 @@ mod tests {
                 let mut j = i + 1;
                 while j < h.len() && h[j].role == Role::Tool {
                     let id = h[j].tool_call_id.as_deref().unwrap_or("");
-                    assert!(m.tool_calls.iter().any(|c| c.id == id), "result {id} not for this call");
+                    assert!(
+                        m.tool_calls.iter().any(|c| c.id == id),
+                        "result {id} not for this call"
+                    );
                     j += 1;
                 }
                 for c in &m.tool_calls {
                     assert!(
-                        h[i + 1..j].iter().any(|r| r.tool_call_id.as_deref() == Some(&c.id)),
+                        h[i + 1..j]
+                            .iter()
+                            .any(|r| r.tool_call_id.as_deref() == Some(&c.id)),
                         "call {} lost its result",
                         c.id
                     );

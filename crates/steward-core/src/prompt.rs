@@ -82,7 +82,10 @@ mod tests {
     fn system_prompt_is_pinned() {
         // Changing the prompt changes every user's cache and behaviour: update this pin on purpose.
         assert_eq!(fnv1a(system_prompt().as_bytes()), PINNED_PROMPT_HASH);
-        assert!(!system_prompt().contains("{"), "no template holes in the system prompt");
+        assert!(
+            !system_prompt().contains("{"),
+            "no template holes in the system prompt"
+        );
     }
 
     const PINNED_PROMPT_HASH: u64 = 0x4237bd09773f8ac7;
@@ -93,6 +96,9 @@ mod tests {
         let b = context_block(1_796_016_600, Some("Europe/Paris"));
         assert!(b.contains("2026-11-30 05:30 UTC, Monday"), "{b}");
         assert!(b.contains("Europe/Paris"));
-        assert_eq!(context_block(0, None).lines().nth(1), Some("current time: 1970-01-01 00:00 UTC, Thursday (time zone: UTC)"));
+        assert_eq!(
+            context_block(0, None).lines().nth(1),
+            Some("current time: 1970-01-01 00:00 UTC, Thursday (time zone: UTC)")
+        );
     }
 }

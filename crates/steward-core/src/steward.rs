@@ -197,7 +197,10 @@ impl Assistant for Steward {
             Err(poisoned) => poisoned.into_inner(),
         };
         let conversation = inbound.conversation.clone();
-        let job = Job { inbound, events: tx };
+        let job = Job {
+            inbound,
+            events: tx,
+        };
         let job = match queues.get(&conversation) {
             Some(queue) => match queue.send(job) {
                 Ok(()) => return rx,

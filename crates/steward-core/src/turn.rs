@@ -72,7 +72,11 @@ impl From<steward_store::StoreError> for Failure {
 
 /// Run one turn and send its events. Always sends `Started` first and exactly one terminal
 /// event last (unless the receiver is gone, in which case the turn still runs and persists).
-pub(crate) async fn run_turn(ctx: TurnContext<'_>, inbound: Inbound, events: mpsc::Sender<TurnEvent>) {
+pub(crate) async fn run_turn(
+    ctx: TurnContext<'_>,
+    inbound: Inbound,
+    events: mpsc::Sender<TurnEvent>,
+) {
     let turn_id = new_turn_id();
     let span = tracing::info_span!(
         "turn",
@@ -188,7 +192,10 @@ async fn turn_body(
         if response.tool_calls.is_empty() {
             inner
                 .store
-                .append_messages(conversation, &[Message::assistant(response.text.clone(), vec![])])
+                .append_messages(
+                    conversation,
+                    &[Message::assistant(response.text.clone(), vec![])],
+                )
                 .await?;
             return Ok(TurnEvent::Final {
                 text: response.text,

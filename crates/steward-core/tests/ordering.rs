@@ -12,7 +12,10 @@ use steward_testkit::{FakeModel, Reply, Step};
 #[tokio::test]
 async fn two_messages_to_one_conversation_are_answered_in_order() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Delay { ms: 300, then: Box::new(Step::Reply(Reply::text("first answer"))) });
+    fake.push(Step::Delay {
+        ms: 300,
+        then: Box::new(Step::Reply(Reply::text("first answer"))),
+    });
     fake.push(Step::Reply(Reply::text("second answer")));
     let h = harness(&fake, AgentSettings::default(), Some("openai:gpt-test"));
 
@@ -38,7 +41,10 @@ async fn two_messages_to_one_conversation_are_answered_in_order() {
 #[tokio::test]
 async fn different_conversations_do_not_wait_for_each_other() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Delay { ms: 3000, then: Box::new(Step::Reply(Reply::text("slow"))) });
+    fake.push(Step::Delay {
+        ms: 3000,
+        then: Box::new(Step::Reply(Reply::text("slow"))),
+    });
     fake.push(Step::Reply(Reply::text("fast")));
     let h = harness(&fake, AgentSettings::default(), Some("openai:gpt-test"));
 
@@ -54,7 +60,10 @@ async fn different_conversations_do_not_wait_for_each_other() {
 #[tokio::test]
 async fn shutdown_lets_a_running_turn_finish_then_refuses_new_ones() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Delay { ms: 400, then: Box::new(Step::Reply(Reply::text("finished"))) });
+    fake.push(Step::Delay {
+        ms: 400,
+        then: Box::new(Step::Reply(Reply::text("finished"))),
+    });
     let h = harness(&fake, AgentSettings::default(), Some("openai:gpt-test"));
     let running = h.steward.submit(inbound("s1", "work"));
     assert!(fake.wait_for_requests(1, Duration::from_secs(10)).await);
@@ -62,7 +71,16 @@ async fn shutdown_lets_a_running_turn_finish_then_refuses_new_ones() {
     assert_eq!(final_text(&drain(running).await), "finished");
 
     let late = drain(h.steward.submit(inbound("s2", "too late"))).await;
-    assert!(matches!(late.last(), Some(TurnEvent::Failed { kind: FailureKind::Shutdown, .. })), "{late:?}");
+    assert!(
+        matches!(
+            late.last(),
+            Some(TurnEvent::Failed {
+                kind: FailureKind::Shutdown,
+                ..
+            })
+        ),
+        "{late:?}"
+    );
     assert_eq!(fake.request_count(), 1);
 }
 
@@ -75,5 +93,14 @@ async fn shutdown_cancels_turns_that_outlive_the_grace_period() {
     assert!(fake.wait_for_requests(1, Duration::from_secs(10)).await);
     h.steward.shutdown(Duration::from_millis(100)).await;
     let events = drain(running).await;
-    assert!(matches!(events.last(), Some(TurnEvent::Failed { kind: FailureKind::Shutdown, .. })), "{events:?}");
+    assert!(
+        matches!(
+            events.last(),
+            Some(TurnEvent::Failed {
+                kind: FailureKind::Shutdown,
+                ..
+            })
+        ),
+        "{events:?}"
+    );
 }

@@ -21,7 +21,10 @@ fn messages_of(body: &Value) -> Vec<Value> {
 #[tokio::test]
 async fn a_tool_call_runs_and_its_result_reaches_the_model() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Reply(Reply::tool_call("calculate", r#"{"expression":"6*7"}"#)));
+    fake.push(Step::Reply(Reply::tool_call(
+        "calculate",
+        r#"{"expression":"6*7"}"#,
+    )));
     fake.push(Step::Reply(Reply::text("The answer is 42.")));
     let h = harness(&fake, AgentSettings::default(), Some("openai:gpt-test"));
 
@@ -35,7 +38,9 @@ async fn a_tool_call_runs_and_its_result_reaches_the_model() {
             .collect::<Vec<_>>()
     );
     match &events[2] {
-        TurnEvent::ToolFinished { ok, output, name, .. } => {
+        TurnEvent::ToolFinished {
+            ok, output, name, ..
+        } => {
             assert!(*ok, "{output}");
             assert_eq!(name, "calculate");
             assert!(output.contains("42"), "{output}");
@@ -47,22 +52,37 @@ async fn a_tool_call_runs_and_its_result_reaches_the_model() {
     let reqs = fake.requests();
     assert_eq!(reqs.len(), 2);
     let second = messages_of(&reqs[1].body);
-    let tool_msg = second.iter().find(|m| m["role"] == "tool").expect("tool result sent back");
+    let tool_msg = second
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool result sent back");
     assert!(tool_msg["content"].as_str().unwrap().contains("42"));
-    assert!(reqs[0].body["tools"].as_array().unwrap().iter().any(|t| t["function"]["name"] == "calculate"));
+    assert!(
+        reqs[0].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["function"]["name"] == "calculate")
+    );
 
     // Stored: user, assistant(tool call), tool result, assistant answer.
     let conv = steward_protocol::ConversationId::parse("c1").unwrap();
     let stored = h.store.recent_messages(&conv, 10).await.unwrap();
     let roles: Vec<_> = stored.iter().map(|m| m.role.as_str()).collect();
     assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
-    assert_eq!(stored[0].content, "what is 6*7?", "the user's own words are stored, not the context block");
+    assert_eq!(
+        stored[0].content, "what is 6*7?",
+        "the user's own words are stored, not the context block"
+    );
 }
 
 #[tokio::test]
 async fn malformed_tool_arguments_go_back_to_the_model_as_an_error() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Reply(Reply::tool_call("calculate", r#"{"expression": "1+"#)));
+    fake.push(Step::Reply(Reply::tool_call(
+        "calculate",
+        r#"{"expression": "1+"#,
+    )));
     fake.push(Step::Reply(Reply::text("Sorry, let me fix that.")));
     let h = harness(&fake, AgentSettings::default(), Some("openai:gpt-test"));
 
@@ -78,7 +98,13 @@ async fn malformed_tool_arguments_go_back_to_the_model_as_an_error() {
     assert_eq!(final_text(&events), "Sorry, let me fix that.");
     let second = messages_of(&fake.requests()[1].body);
     let tool_msg = second.iter().find(|m| m["role"] == "tool").unwrap();
-    assert!(tool_msg["content"].as_str().unwrap().to_lowercase().contains("error"));
+    assert!(
+        tool_msg["content"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("error")
+    );
 }
 
 #[tokio::test]
@@ -105,8 +131,14 @@ async fn history_is_sent_with_the_next_turn_and_the_system_prompt_is_byte_stable
     let first = messages_of(&reqs[0].body);
     let second = messages_of(&reqs[1].body);
     assert_eq!(first[0]["role"], "system");
-    assert_eq!(first[0], second[0], "system prompt must be byte-identical across turns");
-    let texts: Vec<String> = second.iter().map(|m| m["content"].as_str().unwrap_or("").to_owned()).collect();
+    assert_eq!(
+        first[0], second[0],
+        "system prompt must be byte-identical across turns"
+    );
+    let texts: Vec<String> = second
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or("").to_owned())
+        .collect();
     assert!(texts.iter().any(|t| t == "my name is Ada"));
     assert!(texts.iter().any(|t| t == "Nice to meet you, Ada."));
     assert!(texts.last().unwrap().ends_with("what is my name?"));
@@ -132,7 +164,10 @@ async fn no_model_gives_a_clear_failure_and_runs_nothing() {
 async fn the_round_budget_stops_an_endless_tool_loop() {
     let fake = FakeModel::start().await.unwrap();
     fake.set_default(Reply::tool_call("calculate", r#"{"expression":"1+1"}"#));
-    let settings = AgentSettings { max_rounds: 3, ..AgentSettings::default() };
+    let settings = AgentSettings {
+        max_rounds: 3,
+        ..AgentSettings::default()
+    };
     let h = harness(&fake, settings, Some("openai:gpt-test"));
     let events = collect(&h.steward, inbound("c6", "loop")).await;
     match events.last() {
@@ -149,32 +184,72 @@ async fn the_round_budget_stops_an_endless_tool_loop() {
 async fn the_token_budget_stops_the_turn() {
     let fake = FakeModel::start().await.unwrap();
     fake.set_default(Reply::tool_call("calculate", r#"{"expression":"1+1"}"#).with_usage(900, 200));
-    let settings = AgentSettings { max_turn_tokens: 2000, ..AgentSettings::default() };
+    let settings = AgentSettings {
+        max_turn_tokens: 2000,
+        ..AgentSettings::default()
+    };
     let h = harness(&fake, settings, Some("openai:gpt-test"));
     let events = collect(&h.steward, inbound("c7", "loop")).await;
-    assert!(matches!(events.last(), Some(TurnEvent::Failed { kind: FailureKind::Budget, .. })), "{events:?}");
-    assert_eq!(fake.request_count(), 2, "1100 tokens after the first call, 2200 after the second");
+    assert!(
+        matches!(
+            events.last(),
+            Some(TurnEvent::Failed {
+                kind: FailureKind::Budget,
+                ..
+            })
+        ),
+        "{events:?}"
+    );
+    assert_eq!(
+        fake.request_count(),
+        2,
+        "1100 tokens after the first call, 2200 after the second"
+    );
 }
 
 #[tokio::test]
 async fn the_wall_clock_budget_stops_a_hanging_model() {
     let fake = FakeModel::start().await.unwrap();
     fake.push(Step::Hang);
-    let settings = AgentSettings { turn_timeout: std::time::Duration::from_millis(300), ..AgentSettings::default() };
+    let settings = AgentSettings {
+        turn_timeout: std::time::Duration::from_millis(300),
+        ..AgentSettings::default()
+    };
     let h = harness(&fake, settings, Some("openai:gpt-test"));
     let events = collect(&h.steward, inbound("c8", "hi")).await;
-    assert!(matches!(events.last(), Some(TurnEvent::Failed { kind: FailureKind::Budget, .. })), "{events:?}");
+    assert!(
+        matches!(
+            events.last(),
+            Some(TurnEvent::Failed {
+                kind: FailureKind::Budget,
+                ..
+            })
+        ),
+        "{events:?}"
+    );
 }
 
 #[tokio::test]
 async fn an_unreachable_model_fails_clearly_without_hanging() {
     // A port nobody listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let models = steward_llm::Models::new(vec![openai_provider(format!("http://127.0.0.1:{port}/v1"))], fast_retry()).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let models = steward_llm::Models::new(
+        vec![openai_provider(format!("http://127.0.0.1:{port}/v1"))],
+        fast_retry(),
+    )
+    .unwrap();
     let h = harness_with(models, AgentSettings::default(), Some("openai:gpt-test"));
     let events = collect(&h.steward, inbound("c9", "hi")).await;
     match events.last() {
-        Some(TurnEvent::Failed { kind, retryable, message }) => {
+        Some(TurnEvent::Failed {
+            kind,
+            retryable,
+            message,
+        }) => {
             assert_eq!(*kind, FailureKind::Model);
             assert!(*retryable);
             assert!(!message.contains("sk-test-not-a-real-key"));

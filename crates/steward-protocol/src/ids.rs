@@ -13,9 +13,7 @@ pub enum IdError {
     Empty,
     #[error("conversation id is longer than {MAX_CONVERSATION_ID_LEN} bytes")]
     TooLong,
-    #[error(
-        "conversation id may contain only letters, digits and . _ : - (found {0:?})"
-    )]
+    #[error("conversation id may contain only letters, digits and . _ : - (found {0:?})")]
     BadChar(char),
 }
 
@@ -108,9 +106,15 @@ mod tests {
     #[test]
     fn refuses_hostile_ids() {
         assert_eq!(ConversationId::parse(""), Err(IdError::Empty));
-        assert_eq!(ConversationId::parse(&"x".repeat(129)), Err(IdError::TooLong));
+        assert_eq!(
+            ConversationId::parse(&"x".repeat(129)),
+            Err(IdError::TooLong)
+        );
         assert_eq!(ConversationId::parse("../etc"), Err(IdError::BadChar('/')));
-        assert_eq!(ConversationId::parse("a\u{202e}b"), Err(IdError::BadChar('\u{202e}')));
+        assert_eq!(
+            ConversationId::parse("a\u{202e}b"),
+            Err(IdError::BadChar('\u{202e}'))
+        );
         assert!(serde_json::from_str::<ConversationId>("\"a b\"").is_err());
     }
 }

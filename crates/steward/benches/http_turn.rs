@@ -6,6 +6,7 @@
 //! - an HTTP turn through `POST /api/v1/messages`: p50/p99, and Steward's own overhead,
 //! - idle RSS, RSS after 500 turns, time from spawn to `/health` answering,
 //! - the release binary's size.
+//!
 //! Targets (issue #2): overhead p50 ≤ 2 ms, idle ≤ 15 MB, ≤ 20 MB after 500 turns,
 //! ready ≤ 30 ms, binary ≤ 30 MB. This prints numbers; it does not fail on a noisy machine.
 //! `BENCH_TURNS` overrides the number of measured turns (default 500).
@@ -37,7 +38,11 @@ fn rss_kib(pid: u32) -> u64 {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn spawn_steward(data_dir: &std::path::Path, openai_base: &str, port: u16) -> Child {
@@ -59,16 +64,20 @@ fn spawn_steward(data_dir: &std::path::Path, openai_base: &str, port: u16) -> Ch
         .expect("spawn steward")
 }
 
+// The child is handed back to the caller, which stops and waits for it (`stop`).
+#[allow(clippy::zombie_processes)]
 /// Spawn and poll /health with a raw HTTP/1.1 request until it answers; returns the time.
 fn time_to_ready(data_dir: &std::path::Path, openai_base: &str) -> (Duration, Child, u16) {
     use std::io::{Read, Write};
     let port = free_port();
     let start = Instant::now();
-    let child = spawn_steward(data_dir, openai_base, port);
+    let mut child = spawn_steward(data_dir, openai_base, port);
     loop {
         if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
             let _ = s.set_nodelay(true);
-            if s.write_all(b"GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").is_ok() {
+            if s.write_all(b"GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+                .is_ok()
+            {
                 let mut buf = Vec::new();
                 let _ = s.read_to_end(&mut buf);
                 if buf.starts_with(b"HTTP/1.1 200") {
@@ -77,6 +86,8 @@ fn time_to_ready(data_dir: &std::path::Path, openai_base: &str) -> (Duration, Ch
             }
         }
         if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
             panic!("steward did not become ready");
         }
         std::thread::sleep(Duration::from_micros(200));
@@ -84,16 +95,29 @@ fn time_to_ready(data_dir: &std::path::Path, openai_base: &str) -> (Duration, Ch
 }
 
 fn stop(mut child: Child) {
-    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
     let _ = child.wait();
 }
 
 fn main() {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let turns: usize = std::env::var("BENCH_TURNS").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let turns: usize = std::env::var("BENCH_TURNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(500);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
     let fake = rt.block_on(FakeModel::start()).unwrap();
-    let client = reqwest::Client::builder().tcp_nodelay(true).build().unwrap();
+    let client = reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .build()
+        .unwrap();
     let data_dir = std::env::temp_dir().join(format!("steward-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data_dir);
     std::fs::create_dir_all(&data_dir).unwrap();
@@ -106,7 +130,12 @@ fn main() {
     rt.block_on(async {
         for i in 0..turns + 50 {
             let t = Instant::now();
-            let r = client.post(&floor_url).json(&floor_body).send().await.unwrap();
+            let r = client
+                .post(&floor_url)
+                .json(&floor_body)
+                .send()
+                .await
+                .unwrap();
             r.bytes().await.unwrap();
             if i >= 50 {
                 floor.push(t.elapsed());
@@ -134,9 +163,16 @@ fn main() {
     rt.block_on(async {
         // Warm-up turns are spread over conversations; measured turns share a few, as a user would.
         for i in 0..turns + 20 {
-            let body = json!({"conversation_id": format!("bench-{}", i % 10), "text": "hello there"});
+            let body =
+                json!({"conversation_id": format!("bench-{}", i % 10), "text": "hello there"});
             let t = Instant::now();
-            let r = client.post(&url).bearer_auth(TOKEN).json(&body).send().await.unwrap();
+            let r = client
+                .post(&url)
+                .bearer_auth(TOKEN)
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
             assert_eq!(r.status(), 200);
             r.bytes().await.unwrap();
             if i >= 20 {
@@ -147,7 +183,9 @@ fn main() {
     lat.sort();
     let busy_rss = rss_kib(child.id());
     stop(child);
-    let size = std::fs::metadata(env!("CARGO_BIN_EXE_steward")).map(|m| m.len()).unwrap_or(0);
+    let size = std::fs::metadata(env!("CARGO_BIN_EXE_steward"))
+        .map(|m| m.len())
+        .unwrap_or(0);
     let _ = std::fs::remove_dir_all(&data_dir);
 
     let (f50, f99) = (percentile(&floor, 0.5), percentile(&floor, 0.99));
@@ -155,12 +193,38 @@ fn main() {
     println!("steward http turn benchmark ({turns} turns, instant fake model)");
     println!("| measure | value | target |");
     println!("|---|---|---|");
-    println!("| fake model floor p50 / p99 | {:.3} ms / {:.3} ms | |", ms(f50), ms(f99));
-    println!("| HTTP turn p50 / p99 | {:.3} ms / {:.3} ms | |", ms(t50), ms(t99));
-    println!("| own overhead p50 (turn p50 − floor p50) | {:.3} ms | ≤ 2 ms |", ms(t50) - ms(f50));
-    println!("| idle RSS | {:.1} MB | ≤ 15 MB |", idle_rss as f64 / 1024.0);
-    println!("| RSS after {turns} turns | {:.1} MB | ≤ 20 MB |", busy_rss as f64 / 1024.0);
-    println!("| spawn → /health, first start (new database) | {:.1} ms | |", ms(first_ready));
-    println!("| spawn → /health, median of 9 warm starts | {:.1} ms | ≤ 30 ms |", ms(percentile(&ready, 0.5)));
-    println!("| binary size | {:.1} MB | ≤ 30 MB |", size as f64 / (1024.0 * 1024.0));
+    println!(
+        "| fake model floor p50 / p99 | {:.3} ms / {:.3} ms | |",
+        ms(f50),
+        ms(f99)
+    );
+    println!(
+        "| HTTP turn p50 / p99 | {:.3} ms / {:.3} ms | |",
+        ms(t50),
+        ms(t99)
+    );
+    println!(
+        "| own overhead p50 (turn p50 − floor p50) | {:.3} ms | ≤ 2 ms |",
+        ms(t50) - ms(f50)
+    );
+    println!(
+        "| idle RSS | {:.1} MB | ≤ 15 MB |",
+        idle_rss as f64 / 1024.0
+    );
+    println!(
+        "| RSS after {turns} turns | {:.1} MB | ≤ 20 MB |",
+        busy_rss as f64 / 1024.0
+    );
+    println!(
+        "| spawn → /health, first start (new database) | {:.1} ms | |",
+        ms(first_ready)
+    );
+    println!(
+        "| spawn → /health, median of 9 warm starts | {:.1} ms | ≤ 30 ms |",
+        ms(percentile(&ready, 0.5))
+    );
+    println!(
+        "| binary size | {:.1} MB | ≤ 30 MB |",
+        size as f64 / (1024.0 * 1024.0)
+    );
 }

@@ -39,8 +39,12 @@ pub async fn run(
 }
 
 async fn interactive(steward: &Steward, conversation: &mut ConversationId) -> anyhow::Result<()> {
-    let label = steward.model_label().unwrap_or_else(|| "no model configured".into());
-    eprintln!("Steward chat — conversation {conversation}, model {label}. /new starts a thread, /exit quits.");
+    let label = steward
+        .model_label()
+        .unwrap_or_else(|| "no model configured".into());
+    eprintln!(
+        "Steward chat — conversation {conversation}, model {label}. /new starts a thread, /exit quits."
+    );
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     loop {
         eprint!("› ");
@@ -93,7 +97,9 @@ async fn one_turn(steward: &Steward, conversation: &ConversationId, text: String
                 }
                 eprintln!("  ⚙ {name} …");
             }
-            TurnEvent::ToolFinished { name, ok, output, .. } => {
+            TurnEvent::ToolFinished {
+                name, ok, output, ..
+            } => {
                 let first_line = output.lines().next().unwrap_or("");
                 let mark = if ok { "✓" } else { "✗" };
                 eprintln!("  {mark} {name}: {}", truncate(first_line, 120));

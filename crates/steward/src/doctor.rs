@@ -102,7 +102,9 @@ fn check_data_dir(r: &mut Report<'_>, dir: &Path) -> io::Result<bool> {
     if let Err(e) = std::fs::create_dir_all(dir) {
         r.fail(
             &format!("data dir {d}: cannot be created: {e}"),
-            &[format!("run `mkdir -p {d}` as the user running steward, {elsewhere}")],
+            &[format!(
+                "run `mkdir -p {d}` as the user running steward, {elsewhere}"
+            )],
         )?;
         return Ok(false);
     }
@@ -113,7 +115,9 @@ fn check_data_dir(r: &mut Report<'_>, dir: &Path) -> io::Result<bool> {
     if let Err(e) = written {
         r.fail(
             &format!("data dir {d}: not writable: {e}"),
-            &[format!("give the steward user write access (`chown -R $USER {d}`), {elsewhere}")],
+            &[format!(
+                "give the steward user write access (`chown -R $USER {d}`), {elsewhere}"
+            )],
         )?;
         return Ok(false);
     }
@@ -199,8 +203,7 @@ async fn probe_provider(r: &mut Report<'_>, s: &Settings, p: &ProviderSettings) 
     match result {
         Ok(()) => r.ok(&format!("provider {name}: answers at {url}")),
         Err(LlmError::Http {
-            status: 401 | 403,
-            ..
+            status: 401 | 403, ..
         }) => {
             let check = match &p.api_key_env {
                 Some(var) => format!("check {var}"),
@@ -210,7 +213,9 @@ async fn probe_provider(r: &mut Report<'_>, s: &Settings, p: &ProviderSettings) 
         }
         Err(LlmError::Http { status: 404, .. }) => r.fail(
             &format!("provider {name}: {url} answered 404 Not Found"),
-            &[format!("{url_fix} (OpenAI-compatible servers usually end in /v1)")],
+            &[format!(
+                "{url_fix} (OpenAI-compatible servers usually end in /v1)"
+            )],
         ),
         Err(LlmError::Connect { .. }) => r.fail(
             &format!("provider {name}: cannot reach {url}: is the server running?"),
@@ -225,14 +230,17 @@ async fn probe_provider(r: &mut Report<'_>, s: &Settings, p: &ProviderSettings) 
         ),
         Err(e) => r.fail(
             &format!("provider {name}: {e}"),
-            &[format!("check the [providers.{name}] settings (`steward config show`)")],
+            &[format!(
+                "check the [providers.{name}] settings (`steward config show`)"
+            )],
         ),
     }
 }
 
 fn check_http_addr(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
     let addr = s.http_addr;
-    let other = "set STEWARD_HTTP_ADDR (http.addr in steward.toml) to a free address, e.g. 127.0.0.1:8081";
+    let other =
+        "set STEWARD_HTTP_ADDR (http.addr in steward.toml) to a free address, e.g. 127.0.0.1:8081";
     match TcpListener::bind(addr) {
         Ok(_) => r.ok(&format!("http.addr {addr}: free")),
         Err(e) if e.kind() == io::ErrorKind::AddrInUse => r.warn(

@@ -74,7 +74,11 @@ fn main() -> ExitCode {
             Command::Doctor => {
                 let mut out = std::io::stdout();
                 let ok = steward::doctor::run(&loaded, &mut out).await?;
-                Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+                Ok(if ok {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::FAILURE
+                })
             }
             Command::Config {
                 command: ConfigCommand::Show,

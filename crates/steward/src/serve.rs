@@ -59,7 +59,10 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     tracing::info!(%addr, ready_ms = started.elapsed().as_millis() as u64, "ready");
 
     wait_for_signal().await;
-    eprintln!("Shutting down: letting running turns finish (up to {} s)…", settings.shutdown_grace.as_secs());
+    eprintln!(
+        "Shutting down: letting running turns finish (up to {} s)…",
+        settings.shutdown_grace.as_secs()
+    );
     stop.cancel();
     app.steward.shutdown(settings.shutdown_grace).await;
     match tokio::time::timeout(Duration::from_secs(5), server).await {

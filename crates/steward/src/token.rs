@@ -19,7 +19,9 @@ pub fn resolve(configured: Option<&str>, data_dir: &Path) -> anyhow::Result<(Str
     }
     let path = data_dir.join(TOKEN_FILE);
     match std::fs::read_to_string(&path) {
-        Ok(s) if s.trim().len() >= 16 => return Ok((s.trim().to_owned(), TokenOrigin::Stored(path))),
+        Ok(s) if s.trim().len() >= 16 => {
+            return Ok((s.trim().to_owned(), TokenOrigin::Stored(path)));
+        }
         Ok(_) => anyhow::bail!(
             "the stored API token in {} is too short; delete the file to generate a new one",
             path.display()
@@ -65,7 +67,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(dir.join(TOKEN_FILE)).unwrap().permissions().mode();
+            let mode = std::fs::metadata(dir.join(TOKEN_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o077, 0, "token file must not be readable by others");
         }
         let (t3, o3) = resolve(Some("configured-token-123456"), &dir).unwrap();

@@ -27,7 +27,12 @@ fn crates_dir() -> PathBuf {
 fn steward_deps(table: Option<&toml::Value>) -> Vec<String> {
     table
         .and_then(|t| t.as_table())
-        .map(|t| t.keys().filter(|k| k.starts_with("steward")).cloned().collect())
+        .map(|t| {
+            t.keys()
+                .filter(|k| k.starts_with("steward"))
+                .cloned()
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -60,14 +65,21 @@ fn violations(manifests: &BTreeMap<String, toml::Value>) -> Vec<String> {
         let own = layer(name);
         for dep in steward_deps(manifest.get("dependencies")) {
             if dep == "steward-testkit" {
-                bad.push(format!("{name} depends on the test kit outside [dev-dependencies]"));
+                bad.push(format!(
+                    "{name} depends on the test kit outside [dev-dependencies]"
+                ));
             } else if layer(&dep) >= own {
-                bad.push(format!("{name} (layer {own}) depends on {dep} (layer {}), which is not below it", layer(&dep)));
+                bad.push(format!(
+                    "{name} (layer {own}) depends on {dep} (layer {}), which is not below it",
+                    layer(&dep)
+                ));
             }
         }
         for dep in steward_deps(manifest.get("dev-dependencies")) {
             if dep != "steward-testkit" && dep != *name && layer(&dep) > own {
-                bad.push(format!("{name} has a dev-dependency on {dep}, a higher layer"));
+                bad.push(format!(
+                    "{name} has a dev-dependency on {dep}, a higher layer"
+                ));
             }
         }
     }
@@ -77,7 +89,11 @@ fn violations(manifests: &BTreeMap<String, toml::Value>) -> Vec<String> {
 #[test]
 fn dependencies_point_down() {
     let m = manifests();
-    assert!(m.len() >= 8, "expected the workspace crates, found {:?}", m.keys());
+    assert!(
+        m.len() >= 8,
+        "expected the workspace crates, found {:?}",
+        m.keys()
+    );
     let bad = violations(&m);
     assert!(bad.is_empty(), "layering violations:\n{}", bad.join("\n"));
 }
@@ -92,7 +108,11 @@ fn the_check_catches_an_upward_dependency() {
         .unwrap()
         .insert("steward-core".into(), toml::Value::String("0.1".into()));
     let bad = violations(&m);
-    assert!(bad.iter().any(|v| v.contains("steward-store") && v.contains("steward-core")), "{bad:?}");
+    assert!(
+        bad.iter()
+            .any(|v| v.contains("steward-store") && v.contains("steward-core")),
+        "{bad:?}"
+    );
 
     let mut m = manifests();
     let core = m.get_mut("steward-core").unwrap();

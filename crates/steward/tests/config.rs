@@ -1,60 +1,12 @@
-//! Integration tests of `steward::config`: precedence, discovery, errors, user-defined
-//! providers and secret masking. Env is injected; files live in fresh temp dirs.
+//! Integration tests of `steward::config`: precedence, discovery, file and env errors,
+//! empty env vars and generated docs. Env is injected; files live in fresh temp dirs.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod config_support;
+
 use std::time::Duration;
 
-use steward::config::{
-    ConfigError, LoadedConfig, ProviderKindSetting, Shown, Source, load, load_with_cwd,
-    provider_configs, render_docs,
-};
-
-static COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh, empty directory under the system temp dir.
-fn temp_dir() -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!(
-        "steward-config-test-{}-{nanos}-{n}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    if let Some(parent) = p.parent() {
-        std::fs::create_dir_all(parent).unwrap();
-    }
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-/// An env with HOME pointing into `home` (so the default data dir is isolated) plus `vars`.
-fn env_of(home: &Path, vars: &[(&str, &str)]) -> HashMap<String, String> {
-    let mut m: HashMap<String, String> = vars
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    m.entry("HOME".into())
-        .or_insert_with(|| home.to_string_lossy().into_owned());
-    m
-}
-
-fn load_in(
-    cwd: &Path,
-    explicit: Option<&Path>,
-    env: &HashMap<String, String>,
-) -> Result<LoadedConfig, ConfigError> {
-    load_with_cwd(explicit, cwd, &|k: &str| env.get(k).cloned())
-}
+use config_support::{env_of, load_in, temp_dir, write};
+use steward::config::{ConfigError, Source, load, render_docs};
 
 #[test]
 fn precedence_default_then_file_then_env_with_sources() {
@@ -66,14 +18,20 @@ fn precedence_default_then_file_then_env_with_sources() {
     );
     let env = env_of(
         &dir,
-        &[("STEWARD_MAX_ROUNDS", "20"), ("STEWARD_LOG", "warn,steward=trace")],
+        &[
+            ("STEWARD_MAX_ROUNDS", "20"),
+            ("STEWARD_LOG", "warn,steward=trace"),
+        ],
     );
     let cfg = load_in(&dir, None, &env).unwrap();
     let s = &cfg.settings;
     assert_eq!(cfg.file.as_deref(), Some(file.as_path()));
     // env beats file
     assert_eq!(s.agent.max_rounds, 20);
-    assert_eq!(cfg.source("agent.max_rounds"), Some(&Source::Env("STEWARD_MAX_ROUNDS".into())));
+    assert_eq!(
+        cfg.source("agent.max_rounds"),
+        Some(&Source::Env("STEWARD_MAX_ROUNDS".into()))
+    );
     assert_eq!(s.log, "warn,steward=trace");
     assert_eq!(cfg.source("log"), Some(&Source::Env("STEWARD_LOG".into())));
     // file beats default
@@ -90,7 +48,10 @@ fn precedence_default_then_file_then_env_with_sources() {
     assert_eq!(s.agent.turn_timeout, Duration::from_secs(300));
     assert_eq!(s.model_retries, 2);
     assert_eq!(s.data_dir, dir.join(".local/share/steward"));
-    assert_eq!(s.provider("ollama").unwrap().base_url, "http://localhost:11434/v1");
+    assert_eq!(
+        s.provider("ollama").unwrap().base_url,
+        "http://localhost:11434/v1"
+    );
     // and the show output reports the same provenance
     let show = cfg.render_show();
     let line = |key: &str| {
@@ -99,8 +60,14 @@ fn precedence_default_then_file_then_env_with_sources() {
             .unwrap_or_else(|| panic!("no line for {key} in\n{show}"))
             .to_string()
     };
-    assert!(line("agent.max_rounds").contains("(env STEWARD_MAX_ROUNDS)"), "{show}");
-    assert!(line("model").contains(&format!("(file {})", file.display())), "{show}");
+    assert!(
+        line("agent.max_rounds").contains("(env STEWARD_MAX_ROUNDS)"),
+        "{show}"
+    );
+    assert!(
+        line("model").contains(&format!("(file {})", file.display())),
+        "{show}"
+    );
     assert!(line("timezone").contains("(default)"), "{show}");
 }
 
@@ -115,26 +82,44 @@ fn discovery_order_explicit_then_steward_config_then_cwd_then_data_dir() {
     let data_s = data.to_string_lossy().into_owned();
     let env_s = via_env.to_string_lossy().into_owned();
 
-    let full = env_of(&dir, &[("STEWARD_CONFIG", &env_s), ("STEWARD_DATA_DIR", &data_s)]);
+    let full = env_of(
+        &dir,
+        &[("STEWARD_CONFIG", &env_s), ("STEWARD_DATA_DIR", &data_s)],
+    );
     let cfg = load_in(&dir, Some(&explicit), &full).unwrap();
-    assert_eq!((cfg.file.as_deref(), cfg.settings.log.as_str()), (Some(explicit.as_path()), "explicit"));
+    assert_eq!(
+        (cfg.file.as_deref(), cfg.settings.log.as_str()),
+        (Some(explicit.as_path()), "explicit")
+    );
 
     let cfg = load_in(&dir, None, &full).unwrap();
-    assert_eq!((cfg.file.as_deref(), cfg.settings.log.as_str()), (Some(via_env.as_path()), "via-env"));
+    assert_eq!(
+        (cfg.file.as_deref(), cfg.settings.log.as_str()),
+        (Some(via_env.as_path()), "via-env")
+    );
 
     let no_cfg = env_of(&dir, &[("STEWARD_DATA_DIR", &data_s)]);
     let cfg = load_in(&dir, None, &no_cfg).unwrap();
-    assert_eq!((cfg.file.as_deref(), cfg.settings.log.as_str()), (Some(cwd_file.as_path()), "cwd"));
+    assert_eq!(
+        (cfg.file.as_deref(), cfg.settings.log.as_str()),
+        (Some(cwd_file.as_path()), "cwd")
+    );
 
     std::fs::remove_file(&cwd_file).unwrap();
     let cfg = load_in(&dir, None, &no_cfg).unwrap();
-    assert_eq!((cfg.file.as_deref(), cfg.settings.log.as_str()), (Some(data_file.as_path()), "data"));
+    assert_eq!(
+        (cfg.file.as_deref(), cfg.settings.log.as_str()),
+        (Some(data_file.as_path()), "data")
+    );
 
     // Without STEWARD_DATA_DIR the default data dir (under HOME) is searched instead.
     let cfg = load_in(&dir, None, &env_of(&dir, &[])).unwrap();
     assert_eq!(cfg.file, None);
     assert_eq!(cfg.settings.log, "info");
-    assert!(cfg.render_show().contains("no config file: defaults + environment"));
+    assert!(
+        cfg.render_show()
+            .contains("no config file: defaults + environment")
+    );
 }
 
 #[test]
@@ -161,18 +146,28 @@ fn missing_explicit_or_steward_config_file_is_an_error_naming_it() {
     let missing = dir.join("nope.toml");
     let err = load_in(&dir, Some(&missing), &env_of(&dir, &[])).unwrap_err();
     assert!(matches!(err, ConfigError::MissingFile { .. }), "{err:?}");
-    assert!(err.to_string().contains(&missing.display().to_string()), "{err}");
+    assert!(
+        err.to_string().contains(&missing.display().to_string()),
+        "{err}"
+    );
 
     let missing_s = missing.to_string_lossy().into_owned();
     let err = load_in(&dir, None, &env_of(&dir, &[("STEWARD_CONFIG", &missing_s)])).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains(&missing_s) && msg.contains("STEWARD_CONFIG"), "{msg}");
+    assert!(
+        msg.contains(&missing_s) && msg.contains("STEWARD_CONFIG"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn unknown_key_is_an_error_with_a_suggestion() {
     let dir = temp_dir();
-    let file = write(&dir, "steward.toml", "model = \"openai:x\"\n[agent]\nmax_round = 3\n");
+    let file = write(
+        &dir,
+        "steward.toml",
+        "model = \"openai:x\"\n[agent]\nmax_round = 3\n",
+    );
     let err = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("unknown key `agent.max_round`"), "{msg}");
@@ -180,7 +175,9 @@ fn unknown_key_is_an_error_with_a_suggestion() {
     assert!(msg.contains(&format!("{}:3", file.display())), "{msg}");
 
     write(&dir, "steward.toml", "timezon = \"UTC\"\n");
-    let msg = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err().to_string();
+    let msg = load_in(&dir, None, &env_of(&dir, &[]))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("did you mean `timezone`"), "{msg}");
 }
 
@@ -190,7 +187,10 @@ fn parse_errors_name_file_and_line() {
     let file = write(&dir, "steward.toml", "log = \"info\"\nmodel = = \"x\"\n");
     let err = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err();
     assert!(matches!(err, ConfigError::Parse { line: 2, .. }), "{err:?}");
-    assert!(err.to_string().contains(&file.display().to_string()), "{err}");
+    assert!(
+        err.to_string().contains(&file.display().to_string()),
+        "{err}"
+    );
 }
 
 #[test]
@@ -198,42 +198,81 @@ fn bad_values_from_file_name_key_file_and_rule() {
     let dir = temp_dir();
     let file = write(&dir, "steward.toml", "[agent]\nmax_rounds = 100\n");
     let err = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err();
-    let ConfigError::Invalid { key, origin, reason } = &err else {
+    let ConfigError::Invalid {
+        key,
+        origin,
+        reason,
+    } = &err
+    else {
         panic!("{err:?}")
     };
     assert_eq!(key, "agent.max_rounds");
-    assert!(origin.contains(&file.display().to_string()) && origin.contains("line 2"), "{origin}");
+    assert!(
+        origin.contains(&file.display().to_string()) && origin.contains("line 2"),
+        "{origin}"
+    );
     assert!(reason.contains("1..=64"), "{reason}");
 
     write(&dir, "steward.toml", "[http]\nmax_body_bytes = \"big\"\n");
-    let msg = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err().to_string();
-    assert!(msg.contains("http.max_body_bytes") && msg.contains("expected an integer"), "{msg}");
+    let msg = load_in(&dir, None, &env_of(&dir, &[]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("http.max_body_bytes") && msg.contains("expected an integer"),
+        "{msg}"
+    );
 
     write(&dir, "steward.toml", "timezone = \"Mars/Olympus\"\n");
-    let msg = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err().to_string();
+    let msg = load_in(&dir, None, &env_of(&dir, &[]))
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("`timezone`") && msg.contains("IANA"), "{msg}");
 }
 
 #[test]
 fn bad_values_from_env_name_key_env_var_and_rule() {
     let dir = temp_dir();
-    let err = load_in(&dir, None, &env_of(&dir, &[("STEWARD_HTTP_ADDR", "localhost")])).unwrap_err();
-    let ConfigError::Invalid { key, origin, reason } = &err else {
+    let err = load_in(
+        &dir,
+        None,
+        &env_of(&dir, &[("STEWARD_HTTP_ADDR", "localhost")]),
+    )
+    .unwrap_err();
+    let ConfigError::Invalid {
+        key,
+        origin,
+        reason,
+    } = &err
+    else {
         panic!("{err:?}")
     };
     assert_eq!(key, "http.addr");
     assert_eq!(origin, "env STEWARD_HTTP_ADDR");
     assert!(reason.contains("IP:port"), "{reason}");
 
-    let msg = load_in(&dir, None, &env_of(&dir, &[("STEWARD_HTTP_MAX_BODY_BYTES", "100")]))
-        .unwrap_err()
-        .to_string();
-    assert!(msg.contains("http.max_body_bytes") && msg.contains("1024..=67108864"), "{msg}");
+    let msg = load_in(
+        &dir,
+        None,
+        &env_of(&dir, &[("STEWARD_HTTP_MAX_BODY_BYTES", "100")]),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        msg.contains("http.max_body_bytes") && msg.contains("1024..=67108864"),
+        "{msg}"
+    );
 
-    let msg = load_in(&dir, None, &env_of(&dir, &[("OPENAI_BASE_URL", "api.openai.com")]))
-        .unwrap_err()
-        .to_string();
-    assert!(msg.contains("providers.openai.base_url") && msg.contains("env OPENAI_BASE_URL"), "{msg}");
+    let msg = load_in(
+        &dir,
+        None,
+        &env_of(&dir, &[("OPENAI_BASE_URL", "api.openai.com")]),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        msg.contains("providers.openai.base_url") && msg.contains("env OPENAI_BASE_URL"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -242,118 +281,14 @@ fn invalid_secret_is_never_echoed() {
     let secret = "short secret";
     let err = load_in(&dir, None, &env_of(&dir, &[("STEWARD_API_TOKEN", secret)])).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("api_token") && msg.contains("at least 16"), "{msg}");
-    assert!(!msg.contains(secret) && !format!("{err:?}").contains(secret), "{msg}");
-}
-
-#[test]
-fn unknown_provider_lists_known_ones() {
-    let dir = temp_dir();
-    write(
-        &dir,
-        "steward.toml",
-        "[providers.groq]\nkind = \"openai\"\nbase_url = \"https://api.groq.com/openai/v1\"\n",
+    assert!(
+        msg.contains("api_token") && msg.contains("at least 16"),
+        "{msg}"
     );
-    let err = load_in(&dir, None, &env_of(&dir, &[("STEWARD_MODEL", "mistral:large")])).unwrap_err();
-    let ConfigError::UnknownProvider { provider, known, origin, .. } = &err else {
-        panic!("{err:?}")
-    };
-    assert_eq!(provider, "mistral");
-    assert_eq!(origin, "env STEWARD_MODEL");
-    assert_eq!(known, &["openai", "anthropic", "gemini", "ollama", "groq"]);
-    let msg = err.to_string();
-    assert!(msg.contains("openai, anthropic, gemini, ollama, groq"), "{msg}");
-
-    let msg = load_in(&dir, None, &env_of(&dir, &[("STEWARD_FALLBACK_MODEL", "nope:x")]))
-        .unwrap_err()
-        .to_string();
-    assert!(msg.contains("fallback_model") && msg.contains("`nope`"), "{msg}");
-}
-
-#[test]
-fn user_defined_provider_with_api_key_env() {
-    let dir = temp_dir();
-    let file = write(
-        &dir,
-        "steward.toml",
-        "model = \"groq:llama-3.3-70b\"\n[providers.groq]\nkind = \"openai\"\nbase_url = \"https://api.groq.com/openai/v1/\"\napi_key_env = \"GROQ_API_KEY\"\nstream = false\n",
+    assert!(
+        !msg.contains(secret) && !format!("{err:?}").contains(secret),
+        "{msg}"
     );
-    let key = "gsk-groq-secret-0123456789";
-    let cfg = load_in(&dir, None, &env_of(&dir, &[("GROQ_API_KEY", key)])).unwrap();
-    let groq = cfg.settings.provider("groq").unwrap();
-    assert_eq!(groq.kind, ProviderKindSetting::OpenAi);
-    assert_eq!(groq.base_url, "https://api.groq.com/openai/v1");
-    assert_eq!(groq.api_key.as_deref(), Some(key));
-    assert_eq!(groq.api_key_env.as_deref(), Some("GROQ_API_KEY"));
-    assert!(!groq.stream);
-    assert_eq!(groq.key_hint(), "set GROQ_API_KEY");
-    assert!(groq.requires_key());
-    assert_eq!(cfg.source("providers.groq.api_key"), Some(&Source::Env("GROQ_API_KEY".into())));
-    assert_eq!(cfg.source("providers.groq.kind"), Some(&Source::File(file)));
-
-    // Without the variable the key is simply missing, and the hint says where it goes.
-    let cfg = load_in(&dir, None, &env_of(&dir, &[])).unwrap();
-    let groq = cfg.settings.provider("groq").unwrap();
-    assert_eq!(groq.api_key, None);
-    assert_eq!(groq.key_hint(), "set GROQ_API_KEY");
-    let entry = cfg.entries().iter().find(|e| e.key == "providers.groq.api_key").unwrap();
-    assert_eq!(entry.value, Shown::Unset);
-}
-
-#[test]
-fn user_defined_provider_errors() {
-    let dir = temp_dir();
-    write(&dir, "steward.toml", "[providers.opneai]\napi_key = \"sk-abcdefgh\"\n");
-    let msg = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err().to_string();
-    assert!(msg.contains("missing `kind`") && msg.contains("[providers.openai]"), "{msg}");
-    assert!(!msg.contains("sk-abcdefgh"), "{msg}");
-
-    write(&dir, "steward.toml", "[providers.Bad_Name]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:1\"\n");
-    let msg = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err().to_string();
-    assert!(msg.contains("[a-z0-9_-]{1,32}"), "{msg}");
-
-    write(&dir, "steward.toml", "[providers.local]\nkind = \"mistral\"\nbase_url = \"http://127.0.0.1:1\"\n");
-    let msg = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err().to_string();
-    assert!(msg.contains("providers.local.kind") && msg.contains("\"anthropic\""), "{msg}");
-
-    write(&dir, "steward.toml", "[providers.local]\nkind = \"openai\"\nbase_ur = \"http://127.0.0.1:1\"\n");
-    let msg = load_in(&dir, None, &env_of(&dir, &[])).unwrap_err().to_string();
-    assert!(msg.contains("did you mean `providers.local.base_url`"), "{msg}");
-}
-
-#[test]
-fn show_and_debug_never_contain_any_part_of_a_secret() {
-    let dir = temp_dir();
-    let file_key = "fk-filekey-AAAA1111";
-    write(
-        &dir,
-        "steward.toml",
-        &format!("[providers.local]\nkind = \"anthropic\"\nbase_url = \"http://127.0.0.1:1\"\napi_key = \"{file_key}\"\n"),
-    );
-    let token = "tok-0123456789-WXYZ";
-    let openai = "sk-openai-secret-QRST";
-    let cfg = load_in(
-        &dir,
-        None,
-        &env_of(&dir, &[("STEWARD_API_TOKEN", token), ("OPENAI_API_KEY", openai)]),
-    )
-    .unwrap();
-    assert_eq!(cfg.settings.api_token.as_deref(), Some(token));
-    assert_eq!(cfg.settings.provider("local").unwrap().api_key.as_deref(), Some(file_key));
-    let show = cfg.render_show();
-    let debug = format!("{cfg:?} {:?} {:?}", cfg.settings, cfg.settings.providers);
-    for text in [&show, &debug] {
-        for secret in [token, openai, file_key] {
-            assert!(!text.contains(secret), "secret leaked:\n{text}");
-            assert!(!text.contains(&secret[secret.len() - 4..]), "secret tail leaked:\n{text}");
-        }
-    }
-    let line = |key: &str| show.lines().find(|l| l.starts_with(&format!("{key} "))).unwrap().to_string();
-    assert!(line("api_token").contains("******** (set)"), "{show}");
-    assert!(line("providers.openai.api_key").contains("******** (set)"), "{show}");
-    assert!(line("providers.local.api_key").contains("******** (set)"), "{show}");
-    assert!(line("providers.anthropic.api_key").contains("(not set)"), "{show}");
-    assert!(!line("providers.anthropic.api_key").contains("********"), "{show}");
 }
 
 #[test]
@@ -378,32 +313,15 @@ fn empty_env_var_counts_as_unset() {
 }
 
 #[test]
-fn provider_configs_map_every_provider_with_timeouts() {
-    let dir = temp_dir();
-    write(
-        &dir,
-        "steward.toml",
-        "model_timeout_secs = 33\n[providers.ollama]\nstream = false\n[providers.lm]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:1234/v1\"\n",
-    );
-    let cfg = load_in(&dir, None, &env_of(&dir, &[("GEMINI_API_KEY", "gm-key-1234567")])).unwrap();
-    let pcs = provider_configs(&cfg.settings);
-    let names: Vec<_> = pcs.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["openai", "anthropic", "gemini", "ollama", "lm"]);
-    for p in &pcs {
-        assert_eq!(p.request_timeout, Duration::from_secs(33));
-        assert_eq!(p.connect_timeout, Duration::from_secs(10));
-    }
-    assert!(!pcs[3].stream && pcs[0].stream);
-    assert_eq!(pcs[2].api_key.as_deref(), Some("gm-key-1234567"));
-    assert_eq!(pcs[4].base_url, "http://127.0.0.1:1234/v1");
-    assert!(!cfg.settings.provider("lm").unwrap().requires_key());
-    assert!(!cfg.settings.provider("ollama").unwrap().requires_key());
-}
-
-#[test]
 fn docs_are_generated_from_the_registry() {
     let docs = render_docs();
-    for needle in ["`agent.max_rounds`", "`STEWARD_MAX_ROUNDS`", "`OPENAI_API_KEY`", "`1048576`", "api_key_env"] {
+    for needle in [
+        "`agent.max_rounds`",
+        "`STEWARD_MAX_ROUNDS`",
+        "`OPENAI_API_KEY`",
+        "`1048576`",
+        "api_key_env",
+    ] {
         assert!(docs.contains(needle), "{needle} missing from docs");
     }
 }

@@ -1,29 +1,15 @@
 //! Integration tests of `steward doctor` against temp dirs and 127.0.0.1 sockets only.
 
+mod config_support;
+
 use std::collections::HashMap;
 use std::net::TcpListener as StdListener;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
+use config_support::temp_dir;
 use steward::config::{LoadedConfig, load_with_cwd};
 use steward::doctor;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-static COUNTER: AtomicUsize = AtomicUsize::new(0);
-
-fn temp_dir() -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let n = COUNTER.fetch_add(1, Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!(
-        "steward-doctor-test-{}-{nanos}-{n}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Config with its data dir inside `dir`, a free HTTP port, and `vars` on top.
 fn config(dir: &Path, vars: &[(&str, &str)]) -> LoadedConfig {
@@ -93,13 +79,19 @@ async fn no_model_warns_with_fix_and_passes() {
     let cfg = config(&dir, &[]);
     let (ok, out) = doctor(&cfg).await;
     assert!(ok, "{out}");
-    assert!(out.contains("ok   config: no file: defaults + environment"), "{out}");
+    assert!(
+        out.contains("ok   config: no file: defaults + environment"),
+        "{out}"
+    );
     assert!(out.contains("ok   data dir"), "{out}");
     assert!(out.contains("ok   database: sqlite"), "{out}");
     assert!(dir.join("data/steward.db").exists());
     assert!(out.contains("warn model: none configured"), "{out}");
     let fix = line_after(&out, "warn model");
-    assert!(fix.contains("fix: STEWARD_MODEL=openai:gpt-4.1-mini and OPENAI_API_KEY="), "{out}");
+    assert!(
+        fix.contains("fix: STEWARD_MODEL=openai:gpt-4.1-mini and OPENAI_API_KEY="),
+        "{out}"
+    );
     assert!(out.contains("STEWARD_MODEL=ollama:"), "{out}");
     assert!(!out.contains("FAIL"), "{out}");
 }
@@ -109,13 +101,22 @@ async fn unreachable_provider_fails_with_fix() {
     let dir = temp_dir();
     let port = unused_port();
     let url = format!("http://127.0.0.1:{port}/v1");
-    let cfg = config(&dir, &[("STEWARD_MODEL", "ollama:llama3.2"), ("OLLAMA_BASE_URL", &url)]);
+    let cfg = config(
+        &dir,
+        &[
+            ("STEWARD_MODEL", "ollama:llama3.2"),
+            ("OLLAMA_BASE_URL", &url),
+        ],
+    );
     let (ok, out) = doctor(&cfg).await;
     assert!(!ok, "{out}");
     let needle = format!("FAIL provider ollama: cannot reach {url}: is the server running?");
     assert!(out.contains(&needle), "{out}");
     let fix = line_after(&out, &needle);
-    assert!(fix.contains("fix:") && fix.contains("OLLAMA_BASE_URL"), "{out}");
+    assert!(
+        fix.contains("fix:") && fix.contains("OLLAMA_BASE_URL"),
+        "{out}"
+    );
 }
 
 #[tokio::test]
@@ -126,7 +127,10 @@ async fn data_dir_that_is_a_file_fails_with_fix() {
     let cfg = config(&dir, &[]);
     let (ok, out) = doctor(&cfg).await;
     assert!(!ok, "{out}");
-    let needle = format!("FAIL data dir {}: exists but is not a directory", file.display());
+    let needle = format!(
+        "FAIL data dir {}: exists but is not a directory",
+        file.display()
+    );
     assert!(out.contains(&needle), "{out}");
     assert!(line_after(&out, &needle).contains("fix:"), "{out}");
     assert!(out.contains("warn database: not checked"), "{out}");
@@ -138,9 +142,15 @@ async fn missing_key_fails_before_any_network_call() {
     let cfg = config(&dir, &[("STEWARD_MODEL", "openai:gpt-4.1-mini")]);
     let (ok, out) = doctor(&cfg).await;
     assert!(!ok, "{out}");
-    assert!(out.contains("FAIL model openai:gpt-4.1-mini: provider openai has no API key"), "{out}");
+    assert!(
+        out.contains("FAIL model openai:gpt-4.1-mini: provider openai has no API key"),
+        "{out}"
+    );
     assert!(out.contains("fix: set OPENAI_API_KEY=…"), "{out}");
-    assert!(!out.contains("provider openai: "), "probed without a key:\n{out}");
+    assert!(
+        !out.contains("provider openai: "),
+        "probed without a key:\n{out}"
+    );
 }
 
 #[tokio::test]
@@ -151,12 +161,19 @@ async fn rejected_key_is_reported_without_the_key() {
     let key = "sk-test-rejected-KEY9";
     let cfg = config(
         &dir,
-        &[("STEWARD_MODEL", "openai:gpt-4.1-mini"), ("OPENAI_BASE_URL", &url), ("OPENAI_API_KEY", key)],
+        &[
+            ("STEWARD_MODEL", "openai:gpt-4.1-mini"),
+            ("OPENAI_BASE_URL", &url),
+            ("OPENAI_API_KEY", key),
+        ],
     );
     let (ok, out) = doctor(&cfg).await;
     assert!(!ok, "{out}");
     assert!(out.contains("FAIL provider openai: key rejected"), "{out}");
-    assert!(line_after(&out, "key rejected").contains("fix: check OPENAI_API_KEY"), "{out}");
+    assert!(
+        line_after(&out, "key rejected").contains("fix: check OPENAI_API_KEY"),
+        "{out}"
+    );
     assert!(!out.contains(key) && !out.contains("KEY9"), "{out}");
 }
 
@@ -175,9 +192,18 @@ async fn answering_provider_and_fallback_pass() {
     assert_eq!(cfg.file.as_deref(), Some(file.as_path()));
     let (ok, out) = doctor(&cfg).await;
     assert!(ok, "{out}");
-    assert!(out.contains(&format!("ok   config: loaded {}", file.display())), "{out}");
-    assert!(out.contains(&format!("ok   provider local: answers at {url}")), "{out}");
-    assert!(out.contains(&format!("ok   provider ollama: answers at {url}")), "{out}");
+    assert!(
+        out.contains(&format!("ok   config: loaded {}", file.display())),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("ok   provider local: answers at {url}")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("ok   provider ollama: answers at {url}")),
+        "{out}"
+    );
     assert!(out.contains("ok   fallback_model ollama:m2"), "{out}");
 }
 

@@ -28,7 +28,10 @@ fn serve_with_model(dir: &TempDir, fake: &FakeModel) -> Server {
 #[tokio::test]
 async fn a_message_makes_the_model_call_a_tool_and_the_answer_comes_back() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Reply(Reply::tool_call("calculate", r#"{"expression":"19*23"}"#)));
+    fake.push(Step::Reply(Reply::tool_call(
+        "calculate",
+        r#"{"expression":"19*23"}"#,
+    )));
     fake.push(Step::Reply(Reply::text("19 × 23 = 437").with_usage(50, 7)));
     let dir = TempDir::new("tool");
     let srv = serve_with_model(&dir, &fake);
@@ -43,7 +46,10 @@ async fn a_message_makes_the_model_call_a_tool_and_the_answer_comes_back() {
 
     let reqs = fake.requests();
     assert_eq!(reqs.len(), 2);
-    assert_eq!(reqs[0].header("authorization"), Some("Bearer sk-e2e-secret-value"));
+    assert_eq!(
+        reqs[0].header("authorization"),
+        Some("Bearer sk-e2e-secret-value")
+    );
     let tool_result = reqs[1].body["messages"]
         .as_array()
         .unwrap()
@@ -52,13 +58,19 @@ async fn a_message_makes_the_model_call_a_tool_and_the_answer_comes_back() {
         .cloned()
         .expect("tool result sent to the model");
     assert!(tool_result["content"].as_str().unwrap().contains("437"));
-    assert!(!srv.stderr_text().contains("sk-e2e-secret-value"), "the key must never be logged");
+    assert!(
+        !srv.stderr_text().contains("sk-e2e-secret-value"),
+        "the key must never be logged"
+    );
 }
 
 #[tokio::test]
 async fn sse_events_arrive_in_order() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Reply(Reply::tool_call("current_time", r#"{"timezone":"Asia/Tokyo"}"#)));
+    fake.push(Step::Reply(Reply::tool_call(
+        "current_time",
+        r#"{"timezone":"Asia/Tokyo"}"#,
+    )));
     fake.push(Step::Reply(Reply::text("It is late in Tokyo.")));
     let dir = TempDir::new("sse");
     let srv = serve_with_model(&dir, &fake);
@@ -76,14 +88,26 @@ async fn sse_events_arrive_in_order() {
         .unwrap();
     let names: Vec<&str> = text
         .lines()
-        .filter_map(|l| l.strip_prefix("event: ").or_else(|| l.strip_prefix("event:")))
+        .filter_map(|l| {
+            l.strip_prefix("event: ")
+                .or_else(|| l.strip_prefix("event:"))
+        })
         .map(str::trim)
         .collect();
     assert_eq!(names.first(), Some(&"started"), "{text}");
     assert_eq!(names.last(), Some(&"final"), "{text}");
-    let ts = names.iter().position(|n| *n == "tool_started").expect("tool_started");
-    let tf = names.iter().position(|n| *n == "tool_finished").expect("tool_finished");
-    let first_delta = names.iter().position(|n| *n == "text_delta").expect("deltas");
+    let ts = names
+        .iter()
+        .position(|n| *n == "tool_started")
+        .expect("tool_started");
+    let tf = names
+        .iter()
+        .position(|n| *n == "tool_finished")
+        .expect("tool_finished");
+    let first_delta = names
+        .iter()
+        .position(|n| *n == "text_delta")
+        .expect("deltas");
     assert!(ts < tf && tf < first_delta, "{names:?}");
     let deltas: String = text
         .lines()
@@ -98,7 +122,9 @@ async fn sse_events_arrive_in_order() {
 #[tokio::test]
 async fn openai_compatible_api_streamed_and_not() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Reply(Reply::text("Hello from Steward.").with_usage(11, 4)));
+    fake.push(Step::Reply(
+        Reply::text("Hello from Steward.").with_usage(11, 4),
+    ));
     fake.push(Step::Reply(Reply::text("Streamed hello.")));
     let dir = TempDir::new("openai");
     let srv = serve_with_model(&dir, &fake);
@@ -116,7 +142,10 @@ async fn openai_compatible_api_streamed_and_not() {
     assert_eq!(resp.headers()["x-steward-conversation"], "oa-1");
     let body: Value = resp.json().await.unwrap();
     assert_eq!(body["object"], "chat.completion");
-    assert_eq!(body["choices"][0]["message"]["content"], "Hello from Steward.");
+    assert_eq!(
+        body["choices"][0]["message"]["content"],
+        "Hello from Steward."
+    );
     assert_eq!(body["usage"]["prompt_tokens"], 11);
 
     let text = c
@@ -129,18 +158,28 @@ async fn openai_compatible_api_streamed_and_not() {
         .text()
         .await
         .unwrap();
-    let data: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("data: ")).collect();
+    let data: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .collect();
     assert_eq!(data.last(), Some(&"[DONE]"), "{text}");
     let content: String = data
         .iter()
         .filter_map(|d| serde_json::from_str::<Value>(d).ok())
-        .filter_map(|v| v["choices"][0]["delta"]["content"].as_str().map(str::to_owned))
+        .filter_map(|v| {
+            v["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_owned)
+        })
         .collect();
     assert_eq!(content, "Streamed hello.");
     // Same conversation (header then `user` field): the second model call saw the first exchange.
     let msgs = fake.requests()[1].body["messages"].to_string();
     assert!(msgs.contains("Hello from Steward."), "{msgs}");
-    assert!(!msgs.contains("ignored"), "client-sent history is not trusted as history");
+    assert!(
+        !msgs.contains("ignored"),
+        "client-sent history is not trusted as history"
+    );
 }
 
 #[tokio::test]
@@ -177,7 +216,11 @@ async fn retry_then_success_and_fallback_model() {
 
     // 429 twice, then 200: one success after three requests.
     for _ in 0..2 {
-        fake.push(Step::Error { status: 429, message: "slow down".into(), retry_after: Some("0".into()) });
+        fake.push(Step::Error {
+            status: 429,
+            message: "slow down".into(),
+            retry_after: Some("0".into()),
+        });
     }
     fake.push(Step::Reply(Reply::text("third time lucky")));
     let (status, body) = post_message(&srv, "r1", "hi").await;
@@ -187,7 +230,11 @@ async fn retry_then_success_and_fallback_model() {
 
     // Always 500 on the primary: the fallback (another provider, another wire format) answers.
     for _ in 0..3 {
-        fake.push(Step::Error { status: 500, message: "boom".into(), retry_after: None });
+        fake.push(Step::Error {
+            status: 500,
+            message: "boom".into(),
+            retry_after: None,
+        });
     }
     fake.push(Step::Reply(Reply::text("fallback here")));
     let (status, body) = post_message(&srv, "r2", "hi").await;

@@ -12,13 +12,18 @@ use support::*;
 #[tokio::test]
 async fn chat_m_answers_once_with_a_tool_and_exits() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Reply(Reply::tool_call("calculate", r#"{"expression":"2^10"}"#)));
+    fake.push(Step::Reply(Reply::tool_call(
+        "calculate",
+        r#"{"expression":"2^10"}"#,
+    )));
     fake.push(Step::Reply(Reply::text("1024")));
     let dir = TempDir::new("chat");
     let mut cmd = base_command(dir.path());
     with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
     let out = tokio::task::spawn_blocking(move || {
-        cmd.args(["chat", "-m", "2 to the 10th?", "--conversation", "script"]).output().unwrap()
+        cmd.args(["chat", "-m", "2 to the 10th?", "--conversation", "script"])
+            .output()
+            .unwrap()
     })
     .await
     .unwrap();
@@ -26,7 +31,10 @@ async fn chat_m_answers_once_with_a_tool_and_exits() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "stdout: {stdout}\nstderr: {stderr}");
     assert_eq!(stdout.trim(), "1024", "only the answer goes to stdout");
-    assert!(stderr.contains("calculate"), "tool progress on stderr: {stderr}");
+    assert!(
+        stderr.contains("calculate"),
+        "tool progress on stderr: {stderr}"
+    );
     assert_eq!(fake.request_count(), 2);
     let tool_msg = fake.requests()[1].body["messages"].to_string();
     assert!(tool_msg.contains("1024"), "{tool_msg}");
@@ -49,15 +57,27 @@ async fn interactive_chat_keeps_the_thread() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(b"I am Bo\nwho am I?\n/exit\n").unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"I am Bo\nwho am I?\n/exit\n")
+            .unwrap();
         child.wait_with_output().unwrap()
     })
     .await
     .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
-    assert_eq!(stdout.lines().collect::<Vec<_>>(), ["Hi Bo.", "You are Bo."]);
-    assert!(fake.requests()[1].body["messages"].to_string().contains("I am Bo"));
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        ["Hi Bo.", "You are Bo."]
+    );
+    assert!(
+        fake.requests()[1].body["messages"]
+            .to_string()
+            .contains("I am Bo")
+    );
 }
 
 #[tokio::test]
@@ -67,7 +87,14 @@ async fn without_a_model_serve_starts_and_explains() {
     cmd.env("STEWARD_API_TOKEN", TOKEN);
     let srv = start_server(cmd);
     let c = client();
-    let health: Value = c.get(srv.url("/health")).send().await.unwrap().json().await.unwrap();
+    let health: Value = c
+        .get(srv.url("/health"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(health["status"], "ok");
     assert!(health["model"].is_null());
     let resp = c
@@ -80,18 +107,32 @@ async fn without_a_model_serve_starts_and_explains() {
     assert_eq!(resp.status(), 503);
     let body: Value = resp.json().await.unwrap();
     assert_eq!(body["error"]["kind"], "no_model");
-    assert!(body["error"]["message"].as_str().unwrap().contains("STEWARD_MODEL"));
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("STEWARD_MODEL")
+    );
 }
 
 #[tokio::test]
 async fn a_generated_token_is_printed_once_and_required() {
     let dir = TempDir::new("token");
     let srv = start_server(base_command(dir.path()));
-    let token = std::fs::read_to_string(dir.path().join("api_token")).unwrap().trim().to_owned();
+    let token = std::fs::read_to_string(dir.path().join("api_token"))
+        .unwrap()
+        .trim()
+        .to_owned();
     assert!(srv.stderr_text().contains(&token), "printed on first start");
     let c = client();
-    for auth in [None, Some("Bearer wrong-token-wrong-token"), Some("Basic Zm9vOmJhcg==")] {
-        let mut req = c.post(srv.url("/api/v1/messages")).json(&json!({"text": "hi"}));
+    for auth in [
+        None,
+        Some("Bearer wrong-token-wrong-token"),
+        Some("Basic Zm9vOmJhcg=="),
+    ] {
+        let mut req = c
+            .post(srv.url("/api/v1/messages"))
+            .json(&json!({"text": "hi"}));
         if let Some(a) = auth {
             req = req.header("authorization", a);
         }
@@ -117,7 +158,8 @@ async fn hostile_http_input_is_refused_cleanly() {
     let dir = TempDir::new("hostile");
     let mut cmd = base_command(dir.path());
     with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
-    cmd.env("STEWARD_API_TOKEN", TOKEN).env("STEWARD_HTTP_MAX_BODY_BYTES", "4096");
+    cmd.env("STEWARD_API_TOKEN", TOKEN)
+        .env("STEWARD_HTTP_MAX_BODY_BYTES", "4096");
     let srv = start_server(cmd);
     let c = client();
     let malformed = c
@@ -145,9 +187,16 @@ async fn hostile_http_input_is_refused_cleanly() {
         .await
         .unwrap();
     assert_eq!(bad_id.status(), 400);
-    assert_eq!(fake.request_count(), 0, "no hostile request reached the model");
+    assert_eq!(
+        fake.request_count(),
+        0,
+        "no hostile request reached the model"
+    );
     // And the server is still fine.
-    assert_eq!(c.get(srv.url("/health")).send().await.unwrap().status(), 200);
+    assert_eq!(
+        c.get(srv.url("/health")).send().await.unwrap().status(),
+        200
+    );
 }
 
 #[test]
@@ -167,7 +216,10 @@ fn an_unknown_provider_is_a_clear_error_at_start() {
 #[tokio::test]
 async fn sigterm_lets_a_running_turn_finish() {
     let fake = FakeModel::start().await.unwrap();
-    fake.push(Step::Delay { ms: 800, then: Box::new(Step::Reply(Reply::text("done in time"))) });
+    fake.push(Step::Delay {
+        ms: 800,
+        then: Box::new(Step::Reply(Reply::text("done in time"))),
+    });
     let dir = TempDir::new("sigterm");
     let mut cmd = base_command(dir.path());
     with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
@@ -175,10 +227,17 @@ async fn sigterm_lets_a_running_turn_finish() {
     let srv = start_server(cmd);
     let url = srv.url("/api/v1/messages");
     let pending = tokio::spawn(async move {
-        client().post(url).bearer_auth(TOKEN).json(&json!({"text": "slow one"})).send().await
+        client()
+            .post(url)
+            .bearer_auth(TOKEN)
+            .json(&json!({"text": "slow one"}))
+            .send()
+            .await
     });
     assert!(fake.wait_for_requests(1, Duration::from_secs(10)).await);
-    let status = tokio::task::spawn_blocking(move || srv.terminate()).await.unwrap();
+    let status = tokio::task::spawn_blocking(move || srv.terminate())
+        .await
+        .unwrap();
     assert!(status.success());
     let resp = pending.await.unwrap().unwrap();
     assert_eq!(resp.status(), 200);
@@ -189,7 +248,11 @@ async fn sigterm_lets_a_running_turn_finish() {
 #[test]
 fn config_show_masks_secrets_and_names_sources() {
     let dir = TempDir::new("show");
-    std::fs::write(dir.path().join("steward.toml"), "model = \"openai:gpt-from-file\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("steward.toml"),
+        "model = \"openai:gpt-from-file\"\n",
+    )
+    .unwrap();
     let out = base_command(dir.path())
         .env("OPENAI_API_KEY", "sk-very-secret-abcd")
         .env("STEWARD_HTTP_ADDR", "127.0.0.1:9999")
@@ -199,7 +262,10 @@ fn config_show_masks_secrets_and_names_sources() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(!text.contains("sk-very-secret"), "{text}");
-    assert!(!text.contains("abcd"), "not even the tail of a secret: {text}");
+    assert!(
+        !text.contains("abcd"),
+        "not even the tail of a secret: {text}"
+    );
     assert!(text.contains("gpt-from-file"));
     assert!(text.contains("STEWARD_HTTP_ADDR"));
 }

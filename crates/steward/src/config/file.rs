@@ -132,8 +132,11 @@ impl Walker<'_> {
                     _ => return Err(self.unknown(key, line, &known_keys())),
                 }
             } else if let Some(field) = registry::find(&key) {
-                self.doc.values.insert(field.key, (file_value(v.get_ref()), line));
-            } else if let (DeValue::Table(t), true) = (v.get_ref(), registry::is_table_prefix(&key)) {
+                self.doc
+                    .values
+                    .insert(field.key, (file_value(v.get_ref()), line));
+            } else if let (DeValue::Table(t), true) = (v.get_ref(), registry::is_table_prefix(&key))
+            {
                 self.table(t, &key)?;
             } else {
                 return Err(self.unknown(key, line, &known_keys()));
@@ -170,8 +173,12 @@ impl Walker<'_> {
             for (k, v) in t {
                 let entry_line = self.line(k.span());
                 let key = k.get_ref().to_string();
-                if registry::USER_PROVIDER_KEYS.iter().any(|(a, _, _)| *a == key) {
-                    raw.entries.insert(key, (file_value(v.get_ref()), entry_line));
+                if registry::USER_PROVIDER_KEYS
+                    .iter()
+                    .any(|(a, _, _)| *a == key)
+                {
+                    raw.entries
+                        .insert(key, (file_value(v.get_ref()), entry_line));
                 } else {
                     let full = format!("providers.{name_str}.{key}");
                     return Err(self.unknown(full, entry_line, &allowed));
@@ -238,8 +245,11 @@ mod tests {
 
     #[test]
     fn parse_error_has_line_and_no_source_text() {
-        let err = parse("model = \"a\"\napi_token = \"sk-SECRETVALUE", Path::new("t.toml"))
-            .unwrap_err();
+        let err = parse(
+            "model = \"a\"\napi_token = \"sk-SECRETVALUE",
+            Path::new("t.toml"),
+        )
+        .unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("t.toml:2"), "{msg}");
         assert!(!msg.contains("SECRETVALUE"), "{msg}");

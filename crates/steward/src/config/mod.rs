@@ -130,7 +130,10 @@ impl LoadedConfig {
 
     /// Where the value of `key` came from.
     pub fn source(&self, key: &str) -> Option<&Source> {
-        self.entries.iter().find(|e| e.key == key).map(|e| &e.source)
+        self.entries
+            .iter()
+            .find(|e| e.key == key)
+            .map(|e| &e.source)
     }
 
     /// `steward config show`: every key, its effective value (secrets masked) and source.
@@ -226,7 +229,7 @@ fn resolve(
     {
         return field
             .rule
-            .from_text(&raw)
+            .parse_text(&raw)
             .map(|v| Some((v, Source::Env(var.to_string()))))
             .map_err(|r| invalid(format!("env {var}"), r, Some(format!("{raw:?}"))));
     }
@@ -234,18 +237,20 @@ fn resolve(
         let origin = format!("file {} line {line}", path.display());
         return field
             .rule
-            .from_file(raw)
+            .parse_file(raw)
             .map(|v| Some((v, Source::File(path.to_path_buf()))))
             .map_err(|r| invalid(origin, r, show_file_value(raw)));
     }
     let text = match field.default {
         Default::None => return Ok(None),
         Default::Text(t) => t.to_string(),
-        Default::DataDir => registry::default_data_dir(env).to_string_lossy().into_owned(),
+        Default::DataDir => registry::default_data_dir(env)
+            .to_string_lossy()
+            .into_owned(),
     };
     field
         .rule
-        .from_text(&text)
+        .parse_text(&text)
         .map(|v| Some((v, Source::Default)))
         .map_err(|r| invalid("built-in default".into(), r, Some(format!("{text:?}"))))
 }

@@ -31,7 +31,7 @@ pub(crate) fn build(
     let mut values: Vec<(&str, Value)> = Vec::new();
     for (key, rule, secret) in USER_PROVIDER_KEYS {
         if let Some((fv, line)) = raw.entries.get(key) {
-            let v = rule.from_file(fv).map_err(|reason| {
+            let v = rule.parse_file(fv).map_err(|reason| {
                 let reason = match show_file_value(fv) {
                     Some(shown) if !secret => format!("{reason} (got {shown})"),
                     _ => reason,
@@ -67,7 +67,7 @@ pub(crate) fn build(
         && let Some(key) = env(var)
     {
         Rule::ApiKey
-            .from_text(&key)
+            .parse_text(&key)
             .map_err(|reason| ConfigError::Invalid {
                 key: format!("providers.{}.api_key", raw.name),
                 origin: format!("env {var}"),

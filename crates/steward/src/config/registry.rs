@@ -130,7 +130,10 @@ pub(crate) static FIELDS: &[Field] = &[
         key: "http.max_body_bytes",
         env: Some("STEWARD_HTTP_MAX_BODY_BYTES"),
         default: Default::Text("1048576"),
-        rule: Rule::Int { min: 1024, max: 64 * 1024 * 1024 },
+        rule: Rule::Int {
+            min: 1024,
+            max: 64 * 1024 * 1024,
+        },
         secret: false,
         help: "Largest accepted HTTP request body, in bytes (1 KiB..=64 MiB)",
         apply: |s, v| s.max_body_bytes = to_usize(v),
@@ -157,7 +160,10 @@ pub(crate) static FIELDS: &[Field] = &[
         key: "agent.max_turn_tokens",
         env: Some("STEWARD_MAX_TURN_TOKENS"),
         default: Default::Text("200000"),
-        rule: Rule::Int { min: 1000, max: u64::MAX },
+        rule: Rule::Int {
+            min: 1000,
+            max: u64::MAX,
+        },
         secret: false,
         help: "Token budget of one turn across all its rounds",
         apply: |s, v| s.agent.max_turn_tokens = v.int(),
@@ -184,7 +190,10 @@ pub(crate) static FIELDS: &[Field] = &[
         key: "agent.max_output_tokens",
         env: Some("STEWARD_MAX_OUTPUT_TOKENS"),
         default: Default::Text("4096"),
-        rule: Rule::Int { min: 1, max: 200_000 },
+        rule: Rule::Int {
+            min: 1,
+            max: 200_000,
+        },
         secret: false,
         help: "Most tokens the model may produce in one call",
         apply: |s, v| s.agent.max_output_tokens = to_u32(v),
@@ -332,9 +341,11 @@ pub(crate) fn find(key: &str) -> Option<&'static Field> {
 
 /// Whether some key lives under `prefix.` (so a TOML table named `prefix` is expected).
 pub(crate) fn is_table_prefix(prefix: &str) -> bool {
-    FIELDS
-        .iter()
-        .any(|f| f.key.len() > prefix.len() && f.key.starts_with(prefix) && f.key[prefix.len()..].starts_with('.'))
+    FIELDS.iter().any(|f| {
+        f.key.len() > prefix.len()
+            && f.key.starts_with(prefix)
+            && f.key[prefix.len()..].starts_with('.')
+    })
 }
 
 /// The default data dir, from the (injected) environment.
@@ -373,7 +384,11 @@ mod tests {
     fn every_text_default_passes_its_own_rule() {
         for f in FIELDS {
             if let Default::Text(t) = f.default {
-                assert!(f.rule.from_text(t).is_ok(), "default of {} is invalid", f.key);
+                assert!(
+                    f.rule.parse_text(t).is_ok(),
+                    "default of {} is invalid",
+                    f.key
+                );
             }
         }
     }

@@ -66,7 +66,10 @@ pub(crate) enum Rule {
     Timezone,
     NonEmpty,
     SocketAddr,
-    Int { min: u64, max: u64 },
+    Int {
+        min: u64,
+        max: u64,
+    },
     /// The HTTP bearer token: long enough to resist guessing, header-safe.
     Token,
     /// A provider API key: header-safe.
@@ -105,7 +108,7 @@ impl Rule {
     }
 
     /// Check a textual value (env var or built-in default).
-    pub(crate) fn from_text(self, raw: &str) -> Result<Value, String> {
+    pub(crate) fn parse_text(self, raw: &str) -> Result<Value, String> {
         match self {
             Rule::Int { .. } => {
                 let n: u64 = raw
@@ -124,7 +127,7 @@ impl Rule {
     }
 
     /// Check a value from the config file, where TOML types must match the rule.
-    pub(crate) fn from_file(self, raw: &FileValue) -> Result<Value, String> {
+    pub(crate) fn parse_file(self, raw: &FileValue) -> Result<Value, String> {
         match (self, raw) {
             (Rule::Int { .. }, FileValue::Int(n)) => self.check_int(*n),
             (Rule::Bool, FileValue::Bool(b)) => Ok(Value::Bool(*b)),
@@ -164,9 +167,7 @@ impl Rule {
             Rule::ApiKey => !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic()),
             Rule::HttpUrl => is_http_url(s),
             Rule::EnvName => is_env_name(s),
-            Rule::ProviderKind => {
-                crate::config::settings::ProviderKindSetting::parse(s).is_some()
-            }
+            Rule::ProviderKind => crate::config::settings::ProviderKindSetting::parse(s).is_some(),
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {
@@ -214,33 +215,33 @@ mod tests {
     #[test]
     fn int_bounds_are_inclusive() {
         let r = Rule::Int { min: 1, max: 64 };
-        assert_eq!(r.from_text("1"), Ok(Value::Int(1)));
-        assert_eq!(r.from_text("64"), Ok(Value::Int(64)));
-        assert!(r.from_text("0").is_err());
-        assert!(r.from_text("65").is_err());
-        assert!(r.from_file(&FileValue::Int(-3)).is_err());
-        assert!(r.from_file(&FileValue::Str("8".into())).is_err());
+        assert_eq!(r.parse_text("1"), Ok(Value::Int(1)));
+        assert_eq!(r.parse_text("64"), Ok(Value::Int(64)));
+        assert!(r.parse_text("0").is_err());
+        assert!(r.parse_text("65").is_err());
+        assert!(r.parse_file(&FileValue::Int(-3)).is_err());
+        assert!(r.parse_file(&FileValue::Str("8".into())).is_err());
     }
 
     #[test]
     fn token_rule_rejects_short_and_spaces_without_quoting() {
         let secret = "short-secret";
-        let err = Rule::Token.from_text(secret).unwrap_err();
+        let err = Rule::Token.parse_text(secret).unwrap_err();
         assert!(!err.contains(secret));
-        assert!(Rule::Token.from_text("aaaaaaaa bbbbbbbbb").is_err());
-        assert!(Rule::Token.from_text("abcdefghijklmnop").is_ok());
+        assert!(Rule::Token.parse_text("aaaaaaaa bbbbbbbbb").is_err());
+        assert!(Rule::Token.parse_text("abcdefghijklmnop").is_ok());
     }
 
     #[test]
     fn urls_and_names() {
         assert_eq!(
-            Rule::HttpUrl.from_text("http://127.0.0.1:9/v1/"),
+            Rule::HttpUrl.parse_text("http://127.0.0.1:9/v1/"),
             Ok(Value::Text("http://127.0.0.1:9/v1".into()))
         );
-        assert!(Rule::HttpUrl.from_text("ftp://x").is_err());
-        assert!(Rule::HttpUrl.from_text("https://").is_err());
-        assert!(Rule::EnvName.from_text("GROQ_API_KEY").is_ok());
-        assert!(Rule::EnvName.from_text("1BAD").is_err());
+        assert!(Rule::HttpUrl.parse_text("ftp://x").is_err());
+        assert!(Rule::HttpUrl.parse_text("https://").is_err());
+        assert!(Rule::EnvName.parse_text("GROQ_API_KEY").is_ok());
+        assert!(Rule::EnvName.parse_text("1BAD").is_err());
         assert!(is_provider_name("groq-2"));
         assert!(!is_provider_name("Groq"));
         assert!(!is_provider_name(&"a".repeat(33)));
@@ -248,10 +249,10 @@ mod tests {
 
     #[test]
     fn timezone_and_model_ref() {
-        assert!(Rule::Timezone.from_text("Europe/Paris").is_ok());
-        assert!(Rule::Timezone.from_text("Mars/Olympus").is_err());
-        assert!(Rule::ModelRef.from_text("ollama:llama3.2:3b").is_ok());
-        assert!(Rule::ModelRef.from_text("gpt-4").is_err());
-        assert!(Rule::ModelRef.from_text(":gpt").is_err());
+        assert!(Rule::Timezone.parse_text("Europe/Paris").is_ok());
+        assert!(Rule::Timezone.parse_text("Mars/Olympus").is_err());
+        assert!(Rule::ModelRef.parse_text("ollama:llama3.2:3b").is_ok());
+        assert!(Rule::ModelRef.parse_text("gpt-4").is_err());
+        assert!(Rule::ModelRef.parse_text(":gpt").is_err());
     }
 }

@@ -103,13 +103,21 @@ impl ProviderSettings {
 
 /// Built-in providers: name, kind, env var holding the key (None = no key needed).
 pub(crate) const BUILTIN_PROVIDERS: [(&str, ProviderKindSetting, Option<&str>); 4] = [
-    ("openai", ProviderKindSetting::OpenAi, Some("OPENAI_API_KEY")),
+    (
+        "openai",
+        ProviderKindSetting::OpenAi,
+        Some("OPENAI_API_KEY"),
+    ),
     (
         "anthropic",
         ProviderKindSetting::Anthropic,
         Some("ANTHROPIC_API_KEY"),
     ),
-    ("gemini", ProviderKindSetting::Gemini, Some("GEMINI_API_KEY")),
+    (
+        "gemini",
+        ProviderKindSetting::Gemini,
+        Some("GEMINI_API_KEY"),
+    ),
     ("ollama", ProviderKindSetting::OpenAi, None),
 ];
 

@@ -76,7 +76,8 @@ impl Server {
     pub fn terminate(mut self) -> std::process::ExitStatus {
         let pid = self.child.id() as i32;
         unsafe_kill(pid);
-        wait_timeout(&mut self.child, Duration::from_secs(30)).expect("steward did not exit after SIGTERM")
+        wait_timeout(&mut self.child, Duration::from_secs(30))
+            .expect("steward did not exit after SIGTERM")
     }
 }
 
@@ -89,7 +90,10 @@ impl Drop for Server {
 
 fn unsafe_kill(pid: i32) {
     // `kill` from the shell keeps the tests free of libc bindings.
-    let _ = Command::new("kill").arg("-TERM").arg(pid.to_string()).status();
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status();
 }
 
 pub fn wait_timeout(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
@@ -128,10 +132,17 @@ pub fn start_server(mut cmd: Command) -> Server {
         Ok(a) => a.parse().expect("address"),
         Err(_) => {
             let _ = child.kill();
-            panic!("steward serve did not start: {}", lines.lock().unwrap().join("\n"));
+            panic!(
+                "steward serve did not start: {}",
+                lines.lock().unwrap().join("\n")
+            );
         }
     };
-    Server { child, addr, stderr: lines }
+    Server {
+        child,
+        addr,
+        stderr: lines,
+    }
 }
 
 pub fn client() -> reqwest::Client {
