@@ -48,6 +48,8 @@ enum Command {
 enum ConfigCommand {
     /// Print the effective configuration (secrets masked) and where each value came from.
     Show,
+    /// Print the reference of every setting (key, environment variable, default, rule).
+    Docs,
 }
 
 fn main() -> ExitCode {
@@ -63,36 +65,45 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(async move {
-        let loaded = steward::config::load(cli.config.as_deref(), &|k| std::env::var(k).ok())?;
-        match cli.command {
-            Command::Serve => steward::serve::run(&loaded).await,
-            Command::Chat {
-                message,
-                conversation,
-            } => steward::chat::run(&loaded, message, &conversation).await,
-            Command::Doctor => {
-                let mut out = std::io::stdout();
-                let ok = steward::doctor::run(&loaded, &mut out).await?;
-                Ok(if ok {
-                    ExitCode::SUCCESS
-                } else {
-                    ExitCode::FAILURE
-                })
-            }
-            Command::Config {
-                command: ConfigCommand::Show,
-            } => {
-                print!("{}", loaded.render_show());
-                Ok(ExitCode::SUCCESS)
-            }
-        }
-    });
+    let result = runtime.block_on(run(cli));
     match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let load = || steward::config::load(cli.config.as_deref(), &|k| std::env::var(k).ok());
+    match cli.command {
+        Command::Serve => steward::serve::run(&load()?).await,
+        Command::Chat {
+            message,
+            conversation,
+        } => steward::chat::run(&load()?, message, &conversation).await,
+        Command::Doctor => {
+            let mut out = std::io::stdout();
+            let ok = steward::doctor::run(&load()?, &mut out).await?;
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Config {
+            command: ConfigCommand::Show,
+        } => {
+            print!("{}", load()?.render_show());
+            Ok(ExitCode::SUCCESS)
+        }
+        // Needs no loaded configuration, so it works even when the configuration is broken.
+        Command::Config {
+            command: ConfigCommand::Docs,
+        } => {
+            print!("{}", steward::config::config_reference());
+            Ok(ExitCode::SUCCESS)
         }
     }
 }
