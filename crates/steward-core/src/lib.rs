@@ -7,15 +7,19 @@
 //! engines (steward-store), tool implementations (steward-tools), surfaces (steward-server,
 //! the CLI).
 
+pub mod approvals;
+mod approvals_api;
+mod edit_turn;
 mod history;
 mod port;
 mod prompt;
 mod settings;
 mod steward;
+mod tool_round;
 mod turn;
 
 pub use history::trim_history;
-pub use port::{Assistant, TurnStream};
+pub use port::{ApprovalDesk, ApprovalError, Assistant, Resolution, TurnStream};
 pub use prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
 pub use settings::{AgentSettings, ModelBinding};
 pub use steward::{Steward, StewardDeps};

@@ -1,7 +1,11 @@
-//! The port every surface talks to. A surface hands in an `Inbound` and projects the
-//! `TurnEvent`s it gets back; it never calls the model, tools or store itself.
+//! The ports every surface talks to. A surface hands in an `Inbound` and projects the
+//! `TurnEvent`s it gets back; approvals go through `ApprovalDesk`, whose `resolve` is the one
+//! way an action leaves `pending`. Surfaces never call the model, tools or store themselves.
 
-use steward_protocol::{Inbound, TurnEvent};
+use steward_protocol::{
+    ActionCard, ActionStatus, ConversationId, Decision, Grant, Inbound, PendingAction, Principal,
+    Surface, TurnEvent,
+};
 use tokio::sync::mpsc;
 
 /// The events of one turn: exactly one `Started` first, exactly one terminal event
@@ -13,4 +17,73 @@ pub trait Assistant: Send + Sync + 'static {
     /// Queue a turn. Never blocks: turns in one conversation run one at a time in the
     /// order `submit` was called; different conversations run concurrently.
     fn submit(&self, inbound: Inbound) -> TurnStream;
+}
+
+/// The result of `ApprovalDesk::resolve`.
+#[derive(Debug)]
+pub enum Resolution {
+    /// This decision was applied. For a confirm, `action` is in its final state (executed
+    /// or failed) and `follow_up` is the agent's turn continuing from the result.
+    Applied {
+        action: PendingAction,
+        follow_up: Option<TurnStream>,
+    },
+    /// The same decision was already applied: a harmless success, nothing ran again.
+    AlreadyDone { action: PendingAction },
+    /// A different decision won (or the action expired): here is the actual state.
+    Conflict { action: PendingAction },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApprovalError {
+    #[error("no such action")]
+    NotFound,
+    /// A revision the originating tool's validator refused, or a bad request.
+    #[error("{0}")]
+    Invalid(String),
+    #[error("storage failed; see the server log")]
+    Store,
+}
+
+/// Approvals as the surfaces see them.
+#[async_trait::async_trait]
+pub trait ApprovalDesk: Send + Sync + 'static {
+    /// The only way an action leaves `pending`. Compare-and-set: one winner; the same
+    /// decision twice is `AlreadyDone`; a conflicting one gets `Conflict` with the state.
+    async fn resolve(
+        &self,
+        id: &str,
+        decision: Decision,
+        principal: Principal,
+        surface: Surface,
+    ) -> Result<Resolution, ApprovalError>;
+    /// Mark a pending action as awaiting an edit in words: the next message in its
+    /// conversation revises the payload (through the model and the tool's validator)
+    /// instead of starting a normal turn. The action stays pending.
+    async fn request_edit(
+        &self,
+        id: &str,
+        principal: Principal,
+        surface: Surface,
+    ) -> Result<PendingAction, ApprovalError>;
+    async fn get(&self, id: &str) -> Result<Option<PendingAction>, ApprovalError>;
+    /// Newest first.
+    async fn list(
+        &self,
+        status: Option<ActionStatus>,
+        limit: usize,
+    ) -> Result<Vec<PendingAction>, ApprovalError>;
+    /// The card for a surface that can show at most `max_chars` (None: no limit).
+    fn card(&self, action: &PendingAction, max_chars: Option<usize>) -> ActionCard;
+    /// Allow `tool` in `conversation` for `hours` (1..=168) without asking.
+    async fn grant(
+        &self,
+        conversation: ConversationId,
+        tool: String,
+        hours: u32,
+        principal: Principal,
+    ) -> Result<Grant, ApprovalError>;
+    /// Active and past grants, newest first.
+    async fn grants(&self) -> Result<Vec<Grant>, ApprovalError>;
+    async fn revoke_grant(&self, id: &str) -> Result<bool, ApprovalError>;
 }

@@ -7,9 +7,10 @@
 //! conversation run strictly in arrival order. Different conversations have different
 //! workers and never wait for each other.
 
+use crate::approvals::{ApprovalSettings, Approvals};
 use crate::port::{Assistant, TurnStream};
 use crate::settings::{AgentSettings, ModelBinding};
-use crate::turn::{TurnContext, run_turn};
+use crate::turn::{TurnContext, TurnKind, run_turn};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -33,10 +34,12 @@ pub struct StewardDeps {
     pub tools: Arc<ToolRegistry>,
     pub settings: AgentSettings,
     pub binding: ModelBinding,
+    pub approvals: ApprovalSettings,
 }
 
 struct Job {
     inbound: Inbound,
+    kind: TurnKind,
     events: mpsc::Sender<TurnEvent>,
 }
 
@@ -45,28 +48,36 @@ pub(crate) struct Inner {
     pub(crate) models: Arc<Models>,
     pub(crate) tools: Arc<ToolRegistry>,
     pub(crate) settings: AgentSettings,
+    pub(crate) approvals: Approvals,
     binding: RwLock<ModelBinding>,
     queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
     tracker: TaskTracker,
     accepting: AtomicBool,
     /// Cancelled when the shutdown grace period runs out: running turns stop.
-    hard_stop: CancellationToken,
+    pub(crate) hard_stop: CancellationToken,
 }
 
 /// Cheap to clone; all clones are the same assistant.
 #[derive(Clone)]
 pub struct Steward {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 impl Steward {
     pub fn new(deps: StewardDeps) -> Self {
+        let approvals = Approvals {
+            store: deps.store.clone(),
+            tools: deps.tools.clone(),
+            settings: deps.approvals,
+            timezone: deps.settings.timezone.clone(),
+        };
         Self {
             inner: Arc::new(Inner {
                 store: deps.store,
                 models: deps.models,
                 tools: deps.tools,
                 settings: deps.settings,
+                approvals,
                 binding: RwLock::new(deps.binding),
                 queues: Mutex::new(HashMap::new()),
                 tracker: TaskTracker::new(),
@@ -165,8 +176,9 @@ impl Steward {
                     inner: &inner,
                     binding,
                     cancel: inner.hard_stop.child_token(),
+                    turn_id: new_turn_id(),
                 };
-                run_turn(ctx, job.inbound, job.events).await;
+                run_turn(ctx, job.inbound, job.kind, job.events).await;
             }
         });
     }
@@ -187,6 +199,12 @@ pub(crate) fn new_turn_id() -> String {
 
 impl Assistant for Steward {
     fn submit(&self, inbound: Inbound) -> TurnStream {
+        self.enqueue(inbound, TurnKind::User)
+    }
+}
+
+impl Steward {
+    pub(crate) fn enqueue(&self, inbound: Inbound, kind: TurnKind) -> TurnStream {
         let (tx, rx) = mpsc::channel(EVENT_CHANNEL);
         if !self.inner.accepting.load(Ordering::SeqCst) {
             Self::refuse(&inbound, &tx);
@@ -199,6 +217,7 @@ impl Assistant for Steward {
         let conversation = inbound.conversation.clone();
         let job = Job {
             inbound,
+            kind,
             events: tx,
         };
         let job = match queues.get(&conversation) {

@@ -5,10 +5,12 @@
 //! never loses what the user said); an assistant message with tool calls is stored in the
 //! same append as all its results, so no reader ever sees a call without its result.
 
+use crate::edit_turn::edit_turn;
 use crate::history::trim_history;
 use crate::prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
 use crate::settings::ModelBinding;
-use crate::steward::{Inner, new_turn_id};
+use crate::steward::Inner;
+use crate::tool_round::run_tool_round;
 use steward_llm::{ChatRequest, LlmError, ModelRef};
 use steward_protocol::{FailureKind, Inbound, Message, TurnEvent, Usage};
 use steward_tools::ToolContext;
@@ -17,22 +19,32 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 /// Longest tool output echoed in a `ToolFinished` event (the model gets the full text).
-const EVENT_OUTPUT_CHARS: usize = 2000;
+pub(crate) const EVENT_OUTPUT_CHARS: usize = 2000;
 
 pub(crate) struct TurnContext<'a> {
     pub(crate) inner: &'a Inner,
     pub(crate) binding: ModelBinding,
     pub(crate) cancel: CancellationToken,
+    /// Also the trace id: approvals and scores created in this turn refer to it.
+    pub(crate) turn_id: String,
 }
 
-struct Failure {
-    kind: FailureKind,
-    message: String,
-    retryable: bool,
+pub(crate) struct Failure {
+    pub(crate) kind: FailureKind,
+    pub(crate) message: String,
+    pub(crate) retryable: bool,
+}
+
+/// Whether a turn answers the user or continues after an approved action ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TurnKind {
+    User,
+    /// The "user" message is Steward's own note with the action's result (fenced).
+    FollowUp,
 }
 
 impl Failure {
-    fn new(kind: FailureKind, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: FailureKind, message: impl Into<String>) -> Self {
         Self {
             kind,
             message: message.into(),
@@ -75,9 +87,10 @@ impl From<steward_store::StoreError> for Failure {
 pub(crate) async fn run_turn(
     ctx: TurnContext<'_>,
     inbound: Inbound,
+    kind: TurnKind,
     events: mpsc::Sender<TurnEvent>,
 ) {
-    let turn_id = new_turn_id();
+    let turn_id = ctx.turn_id.clone();
     let span = tracing::info_span!(
         "turn",
         conversation = %inbound.conversation,
@@ -106,17 +119,18 @@ pub(crate) async fn run_turn(
     });
     let timeout = ctx.inner.settings.turn_timeout;
     let work = async {
-        let result = match tokio::time::timeout(timeout, turn_body(&ctx, &inbound, &etx)).await {
-            Ok(r) => r,
-            Err(_) => Err(Failure {
-                kind: FailureKind::Budget,
-                message: format!(
-                    "The turn took longer than {} s (agent.turn_timeout_secs) and was stopped.",
-                    timeout.as_secs()
-                ),
-                retryable: true,
-            }),
-        };
+        let result =
+            match tokio::time::timeout(timeout, turn_body(&ctx, &inbound, kind, &etx)).await {
+                Ok(r) => r,
+                Err(_) => Err(Failure {
+                    kind: FailureKind::Budget,
+                    message: format!(
+                        "The turn took longer than {} s (agent.turn_timeout_secs) and was stopped.",
+                        timeout.as_secs()
+                    ),
+                    retryable: true,
+                }),
+            };
         let terminal = match result {
             Ok(done) => done,
             Err(f) => {
@@ -137,6 +151,7 @@ pub(crate) async fn run_turn(
 async fn turn_body(
     ctx: &TurnContext<'_>,
     inbound: &Inbound,
+    kind: TurnKind,
     events: &mpsc::UnboundedSender<TurnEvent>,
 ) -> Result<TurnEvent, Failure> {
     let inner = ctx.inner;
@@ -148,6 +163,11 @@ async fn turn_body(
         return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));
     };
     let conversation = &inbound.conversation;
+    if kind == TurnKind::User {
+        if let Some(done) = edit_turn(ctx, inbound, events).await? {
+            return Ok(done);
+        }
+    }
     let stored = inner
         .store
         .recent_messages(conversation, settings.history_messages)
@@ -206,25 +226,8 @@ async fn turn_body(
 
         let assistant = Message::assistant(response.text, response.tool_calls.clone());
         let mut group = vec![assistant];
-        for call in &response.tool_calls {
-            let _ = events.send(TurnEvent::ToolStarted {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-            let outcome = inner
-                .tools
-                .call(call, &tool_ctx)
-                .instrument(tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id))
-                .await;
-            let _ = events.send(TurnEvent::ToolFinished {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                ok: outcome.ok,
-                output: shorten(&outcome.output, EVENT_OUTPUT_CHARS),
-            });
-            group.push(Message::tool_result(call, scrub(&outcome.output)));
-        }
+        let results = run_tool_round(ctx, inbound, &response.tool_calls, &tool_ctx, events).await?;
+        group.extend(results);
         inner.store.append_messages(conversation, &group).await?;
         request.messages.extend(group);
 
@@ -272,11 +275,11 @@ async fn call_model(
 
 /// NUL cannot be stored (PostgreSQL text refuses it) and has no meaning in a chat:
 /// it becomes U+FFFD so a stray byte from a tool or a client never fails a turn.
-fn scrub(s: &str) -> String {
+pub(crate) fn scrub(s: &str) -> String {
     s.replace('\0', "\u{FFFD}")
 }
 
-fn shorten(s: &str, max_chars: usize) -> String {
+pub(crate) fn shorten(s: &str, max_chars: usize) -> String {
     match s.char_indices().nth(max_chars) {
         Some((cut, _)) => format!("{}…", &s[..cut]),
         None => s.to_owned(),

@@ -2,7 +2,7 @@
 //! Every turn emits exactly one `Started` first and exactly one terminal event
 //! (`Final` or `Failed`) last.
 
-use crate::{ConversationId, Usage};
+use crate::{ActionCard, ConversationId, Usage};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -28,6 +28,8 @@ pub enum TurnEvent {
         /// The result text the model sees, possibly shortened for display.
         output: String,
     },
+    /// A consequential action was parked for approval; the model was told it has NOT run.
+    ApprovalRequired { card: ActionCard },
     /// The turn's answer. Terminal.
     Final {
         text: String,
@@ -54,6 +56,7 @@ impl TurnEvent {
             TurnEvent::TextDelta { .. } => "text_delta",
             TurnEvent::ToolStarted { .. } => "tool_started",
             TurnEvent::ToolFinished { .. } => "tool_finished",
+            TurnEvent::ApprovalRequired { .. } => "approval_required",
             TurnEvent::Final { .. } => "final",
             TurnEvent::Failed { .. } => "failed",
         }

@@ -4,10 +4,12 @@
 //! Owns: the vocabulary. Does not own: any IO, storage, wire format of a model API,
 //! or policy. Nothing here may depend on another Steward crate.
 
+mod action;
 mod event;
 mod ids;
 mod message;
 
+pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};
 pub use event::{FailureKind, TurnEvent};
 pub use ids::{ConversationId, IdError, Principal, Surface};
 pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};

@@ -1,5 +1,6 @@
 //! `POST /api/v1/messages`: the Steward API, answering with one JSON document or, when
-//! the client accepts `text/event-stream`, with every `TurnEvent` as SSE.
+//! the client accepts `text/event-stream`, with every `TurnEvent` as SSE (approval cards
+//! included: `event: approval_required`, and `approvals` in the JSON reply).
 //!
 //! Owns: the request shape, the JSON reply shape and the SSE projection. Does not own:
 //! auth (middleware) or the turn itself (the assistant).
@@ -23,7 +24,7 @@ use serde_json::json;
 use std::convert::Infallible;
 use std::time::Duration;
 use steward_core::TurnStream;
-use steward_protocol::{ConversationId, Inbound, Principal, Surface, TurnEvent};
+use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Surface, TurnEvent};
 
 /// SSE keep-alive comment interval: long turns (tools, slow models) must not look dead
 /// to proxies and clients.
@@ -90,6 +91,7 @@ async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response
                 "model": model,
                 "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
                 "tool_calls": tools,
+                "approvals": collected.approvals,
             });
             (StatusCode::OK, body)
         }
@@ -102,6 +104,7 @@ async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response
             failed_body(
                 &conversation,
                 collected.turn_id,
+                &collected.approvals,
                 failure_kind_str(kind),
                 &message,
                 retryable,
@@ -114,6 +117,7 @@ async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response
                 failed_body(
                     &conversation,
                     collected.turn_id,
+                    &collected.approvals,
                     "internal",
                     VANISHED_MESSAGE,
                     true,
@@ -127,13 +131,16 @@ async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response
 fn failed_body(
     conversation: &ConversationId,
     turn_id: Option<String>,
+    approvals: &[ActionCard],
     kind: &str,
     message: &str,
     retryable: bool,
 ) -> serde_json::Value {
+    // Cards raised before the failure still await a decision; the caller must see them.
     json!({
         "conversation_id": conversation,
         "turn_id": turn_id,
+        "approvals": approvals,
         "error": {"kind": kind, "message": message, "retryable": retryable},
     })
 }

@@ -27,13 +27,7 @@ pub(crate) fn parse_json<T: DeserializeOwned>(
             "expected Content-Type: application/json",
         ));
     }
-    let bytes = body.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::too_large("request body is larger than the configured limit")
-        } else {
-            ApiError::bad_request("could not read the request body")
-        }
-    })?;
+    let bytes = read_bytes(body)?;
     serde_json::from_slice(&bytes).map_err(|err| match err.classify() {
         Category::Data => ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -42,6 +36,17 @@ pub(crate) fn parse_json<T: DeserializeOwned>(
         ),
         Category::Syntax | Category::Eof | Category::Io => {
             ApiError::bad_request(format!("malformed JSON: {err}"))
+        }
+    })
+}
+
+/// The body bytes, or 413 beyond the body limit / 400 when it could not be read.
+pub(crate) fn read_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+    body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::too_large("request body is larger than the configured limit")
+        } else {
+            ApiError::bad_request("could not read the request body")
         }
     })
 }

@@ -1,12 +1,14 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
-//! OpenAI-compatible API, bearer-token auth and hostile-input handling.
+//! approval and grant routes, the OpenAI-compatible API, bearer-token auth and
+//! hostile-input handling.
 //!
-//! Owns: routing, request validation, projecting `TurnEvent`s into HTTP responses, the
-//! accept loop with graceful shutdown. Does not own: running turns (that is
-//! `steward_core::Assistant`), TLS, or reading configuration from disk (the binary builds a
-//! `ServerConfig` and hands it in).
+//! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
+//! HTTP responses, the accept loop with graceful shutdown. Does not own: running turns (that
+//! is `steward_core::Assistant`), deciding approvals (`steward_core::ApprovalDesk`), TLS, or
+//! reading configuration from disk (the binary builds a `ServerConfig` and hands it in).
 
 mod api;
+mod approvals;
 mod auth;
 mod body;
 mod error;
@@ -16,13 +18,13 @@ mod turn;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::serve::ListenerExt;
 use serde_json::json;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use steward_core::Assistant;
+use steward_core::{ApprovalDesk, Assistant};
 
 /// Default cap on a request body; larger bodies get 413.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -69,21 +71,38 @@ impl fmt::Debug for ServerConfig {
 #[derive(Clone)]
 pub(crate) struct AppState {
     pub(crate) assistant: Arc<dyn Assistant>,
+    pub(crate) approvals: Arc<dyn ApprovalDesk>,
     pub(crate) token: Arc<auth::Token>,
     pub(crate) model_label: Option<Arc<str>>,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
-/// body is read), then the body limit that the body extractor enforces.
-pub fn router(assistant: Arc<dyn Assistant>, cfg: ServerConfig) -> Router {
+/// body is read), then the body limit that the body extractor enforces. The binary passes
+/// the same `Steward` as `assistant` and `approvals`.
+pub fn router(
+    assistant: Arc<dyn Assistant>,
+    approvals: Arc<dyn ApprovalDesk>,
+    cfg: ServerConfig,
+) -> Router {
     let state = AppState {
         assistant,
+        approvals,
         token: Arc::new(auth::Token::new(cfg.api_token)),
         model_label: cfg.model_label.map(Arc::from),
     };
     Router::new()
         .route("/health", get(health))
         .route("/api/v1/messages", post(api::post_message))
+        .route("/api/v1/approvals", get(approvals::list))
+        .route("/api/v1/approvals/{id}", get(approvals::get_one))
+        .route("/api/v1/approvals/{id}/confirm", post(approvals::confirm))
+        .route("/api/v1/approvals/{id}/cancel", post(approvals::cancel))
+        .route("/api/v1/approvals/{id}/revise", post(approvals::revise))
+        .route(
+            "/api/v1/grants",
+            get(approvals::list_grants).post(approvals::create_grant),
+        )
+        .route("/api/v1/grants/{id}", delete(approvals::revoke_grant))
         .route("/v1/chat/completions", post(openai::chat_completions))
         .route("/v1/models", get(openai::list_models))
         .fallback(error::not_found)

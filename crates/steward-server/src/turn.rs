@@ -3,7 +3,7 @@
 //! Owns: folding `TurnEvent`s into `Collected`. Does not own: rendering it (api, openai).
 
 use steward_core::TurnStream;
-use steward_protocol::{FailureKind, TurnEvent, Usage};
+use steward_protocol::{ActionCard, FailureKind, TurnEvent, Usage};
 
 /// How the turn ended.
 pub(crate) enum End {
@@ -29,45 +29,45 @@ pub(crate) struct ToolSummary {
 pub(crate) struct Collected {
     pub(crate) turn_id: Option<String>,
     pub(crate) tool_calls: Vec<ToolSummary>,
+    /// Cards raised during the turn, in order: the caller must see that something awaits
+    /// approval even when the reply text does not say so.
+    pub(crate) approvals: Vec<ActionCard>,
     pub(crate) end: End,
 }
 
 /// Read events until the terminal one (or until the channel closes).
 pub(crate) async fn collect(mut rx: TurnStream) -> Collected {
-    let mut turn_id = None;
-    let mut tool_calls = Vec::new();
+    let mut out = Collected {
+        turn_id: None,
+        tool_calls: Vec::new(),
+        approvals: Vec::new(),
+        end: End::Vanished,
+    };
     while let Some(event) = rx.recv().await {
         match event {
-            TurnEvent::Started { turn_id: id, .. } => turn_id = Some(id),
-            TurnEvent::ToolFinished { name, ok, .. } => tool_calls.push(ToolSummary { name, ok }),
+            TurnEvent::Started { turn_id, .. } => out.turn_id = Some(turn_id),
+            TurnEvent::ToolFinished { name, ok, .. } => {
+                out.tool_calls.push(ToolSummary { name, ok });
+            }
+            TurnEvent::ApprovalRequired { card } => out.approvals.push(card),
             TurnEvent::TextDelta { .. } | TurnEvent::ToolStarted { .. } => {}
             TurnEvent::Final { text, usage, model } => {
-                return Collected {
-                    turn_id,
-                    tool_calls,
-                    end: End::Final { text, usage, model },
-                };
+                out.end = End::Final { text, usage, model };
+                return out;
             }
             TurnEvent::Failed {
                 kind,
                 message,
                 retryable,
             } => {
-                return Collected {
-                    turn_id,
-                    tool_calls,
-                    end: End::Failed {
-                        kind,
-                        message,
-                        retryable,
-                    },
+                out.end = End::Failed {
+                    kind,
+                    message,
+                    retryable,
                 };
+                return out;
             }
         }
     }
-    Collected {
-        turn_id,
-        tool_calls,
-        end: End::Vanished,
-    }
+    out
 }

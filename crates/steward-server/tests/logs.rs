@@ -1,5 +1,5 @@
-//! What the server logs: a span per request with route, status and conversation, and
-//! never the token, the Authorization header or a body.
+//! What the server logs: a span per request with route, status, conversation and action
+//! id, and never the token, the Authorization header, a body or an action's arguments.
 //!
 //! Its own test binary: tracing caches per-callsite interest process-wide, so a
 //! thread-local subscriber can miss events while other tests hit the same callsites.
@@ -8,11 +8,18 @@
 #[path = "server/support.rs"]
 mod support;
 
+#[allow(dead_code)]
+#[path = "server/desk.rs"]
+mod desk;
+
+use desk::{FakeDesk, SECRET_ARG, action};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
 use serde_json::json;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
-use support::{Fake, TOKEN, client, start};
+use steward_core::Resolution;
+use steward_protocol::ActionStatus;
+use support::{Fake, TOKEN, client, start_full};
 
 #[derive(Clone)]
 struct Capture(Arc<Mutex<Vec<u8>>>);
@@ -40,7 +47,18 @@ async fn logs_carry_route_status_and_conversation_but_no_secrets() {
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
 
-    let server = start(Fake::standard()).await;
+    let desk = FakeDesk::new(vec![], |id, _| {
+        Ok(Resolution::Applied {
+            action: action(id, ActionStatus::Executed),
+            follow_up: None,
+        })
+    });
+    let server = start_full(
+        Fake::standard(),
+        desk,
+        steward_server::ServerConfig::new(TOKEN),
+    )
+    .await;
     let body = json!({"conversation_id": "log-conv", "text": "private-body-text"});
     let resp = server.post("/api/v1/messages", &body).await;
     assert_eq!(resp.status(), 200);
@@ -54,13 +72,43 @@ async fn logs_carry_route_status_and_conversation_but_no_secrets() {
         .unwrap();
     assert_eq!(resp.status(), 401);
 
+    let resp = server
+        .send(
+            reqwest::Method::POST,
+            "/api/v1/approvals/act-42/confirm",
+            None,
+        )
+        .await;
+    assert_eq!(resp.status(), 200);
+    let resp = server
+        .send(
+            reqwest::Method::POST,
+            "/api/v1/approvals/act-43/revise",
+            Some(&json!({"arguments": {"body": "revised-secret-arg"}}).to_string()),
+        )
+        .await;
+    assert_eq!(resp.status(), 200);
+
     let logs = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
     assert!(logs.contains("request finished"), "{logs}");
     assert!(logs.contains("route=\"/api/v1/messages\""), "{logs}");
     assert!(logs.contains("conversation=\"log-conv\""), "{logs}");
     assert!(logs.contains("status=200"), "{logs}");
     assert!(logs.contains("status=401"), "{logs}");
-    for secret in [TOKEN, "guessed-secret-value", "Bearer", "private-body-text"] {
+    assert!(logs.contains("action=\"act-42\""), "{logs}");
+    assert!(logs.contains("action=\"act-43\""), "{logs}");
+    assert!(
+        logs.contains("route=\"/api/v1/approvals/{id}/confirm\""),
+        "{logs}"
+    );
+    for secret in [
+        TOKEN,
+        "guessed-secret-value",
+        "Bearer",
+        "private-body-text",
+        SECRET_ARG,
+        "revised-secret-arg",
+    ] {
         assert!(!logs.contains(secret), "{secret} leaked into logs:\n{logs}");
     }
 }

@@ -1,10 +1,14 @@
-//! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `Store`) that the rest of the
-//! workspace codes against, and the SQLite adapter with its embedded migrations.
+//! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`, `Store`)
+//! that the rest of the workspace codes against, and the SQLite adapter with its embedded
+//! migrations.
 //!
 //! Owns: what is persisted and how (schema, migrations, input limits, the contract every adapter
-//! must pass). Does not own: what a conversation means (the agent loop does), retention policy,
-//! or secrets handling beyond never echoing stored values in errors.
+//! must pass). Does not own: what a conversation means (the agent loop does), the approval state
+//! machine (steward-core's `Approvals` does), retention policy, or secrets handling beyond never
+//! echoing stored values in errors.
 
+mod approvals_port;
+mod codec;
 mod error;
 mod ports;
 mod sqlite;
@@ -13,7 +17,17 @@ mod validate;
 #[cfg(feature = "contract")]
 pub mod contract;
 
+pub use approvals_port::{ActionPatch, ApprovalStore, AuditEntry, CasGuard, Score, Transition};
 pub use error::StoreError;
 pub use ports::{ConversationStore, ConversationSummary, KvStore, Store};
 pub use sqlite::SqliteStore;
-pub use validate::{MAX_KV_KEY_LEN, MAX_KV_VALUE_LEN};
+pub use validate::{MAX_ID_LEN, MAX_KV_KEY_LEN, MAX_KV_VALUE_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
+
+/// Tables that tools running model-chosen SQL (steward-tools' `db_query` / `db_execute`) must
+/// never read or write. They are what makes an approval mean anything: a model that could write
+/// `pending_actions` could confirm its own action, one that could write `action_audit`, `grants`
+/// or `scores` could erase the trail, grant itself a tool or fake the feedback, and `kv` holds
+/// system state. The SQL guard checks these names with SQLite's authorizer at prepare time; a
+/// test in this crate fails if one of them stops existing in the schema.
+pub const PROTECTED_TABLES: &[&str] =
+    &["pending_actions", "action_audit", "grants", "scores", "kv"];

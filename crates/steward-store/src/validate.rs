@@ -2,6 +2,10 @@
 //! `InvalidInput` errors. Owns the limits; does not own any storage. Error messages describe the
 //! problem (sizes, positions) but never echo the offending text: it may be a secret.
 
+mod approvals;
+
+pub(crate) use approvals::{action, audit, grant, id, name, patch, score};
+
 use crate::StoreError;
 use steward_protocol::Message;
 
@@ -9,6 +13,13 @@ use steward_protocol::Message;
 pub const MAX_KV_KEY_LEN: usize = 512;
 /// Longest accepted KV value, in bytes (1 MiB).
 pub const MAX_KV_VALUE_LEN: usize = 1024 * 1024;
+/// Longest accepted id (action, grant, trace, principal), in bytes.
+pub const MAX_ID_LEN: usize = 128;
+/// Longest accepted tool name, score name or audit event, in bytes.
+pub const MAX_NAME_LEN: usize = 64;
+/// Longest accepted free text of an action or audit entry (arguments, preview, outcome,
+/// detail), in bytes (1 MiB).
+pub const MAX_TEXT_LEN: usize = 1024 * 1024;
 
 pub(crate) fn kv_key(key: &str) -> Result<(), StoreError> {
     key_like("kv key", key)
@@ -62,7 +73,7 @@ pub(crate) fn messages(messages: &[Message]) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn no_nul(what: &str, text: &str) -> Result<(), StoreError> {
+pub(crate) fn no_nul(what: &str, text: &str) -> Result<(), StoreError> {
     match text.find('\0') {
         Some(at) => Err(StoreError::InvalidInput(format!(
             "{what} contains a NUL character at byte {at}; stores cannot hold NUL"

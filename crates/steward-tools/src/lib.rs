@@ -1,19 +1,24 @@
 //! steward-tools: the `Tool` trait, the `ToolRegistry` that validates and runs tool calls
-//! for the agent loop, a small JSON-schema checker, and the read-only builtin tools
-//! (time, dates, calculator, unit conversion).
+//! for the agent loop, a small JSON-schema checker, the read-only builtin tools (time,
+//! dates, calculator, unit conversion) and the guarded SQL tools (`db_query`, `db_execute`).
 //!
-//! Owns: turning a raw model tool call into a `ToolOutcome` text, never a crash.
-//! Does not own: policy (which effects are allowed where), the agent loop, model wire
-//! formats, or any tool with side effects.
+//! Owns: turning a raw model tool call into a `ToolOutcome` text, never a crash; the SQL
+//! guard (SQLite authorizer) that keeps model-written SQL away from protected tables.
+//! Does not own: policy (which effects are allowed where, who approves), the agent loop,
+//! model wire formats, or the database schema.
 
 mod builtins;
 mod error;
 mod registry;
 mod schema;
+mod sql;
 mod tool;
 
 pub use builtins::{builtin_registry, builtin_tools};
 pub use error::ToolError;
-pub use registry::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, MAX_ARGUMENT_BYTES, ToolRegistry};
+pub use registry::{
+    DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, MAX_ARGUMENT_BYTES, PreparedCall, ToolRegistry,
+};
 pub use schema::check as check_schema;
+pub use sql::{SqlToolsConfig, sql_tools};
 pub use tool::{Tool, ToolContext, ToolOutcome};

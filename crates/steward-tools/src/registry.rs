@@ -1,6 +1,7 @@
 //! `ToolRegistry`: holds the tools, hands their specs to the model, and turns a raw
 //! `ToolCall` into a `ToolOutcome` — parsing, schema check, `validate`, a timeout, panic
-//! isolation and output truncation. Does not own any tool's behaviour or policy decisions.
+//! isolation and output truncation — in two steps (`prepare`, then `run_prepared`) so an
+//! approval gate can sit between them. Does not own any tool's behaviour or policy decisions.
 
 use crate::schema::{self, echo};
 use crate::{Tool, ToolContext, ToolError, ToolOutcome};
@@ -9,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use steward_protocol::{ToolCall, ToolSpec};
+use steward_protocol::{Effect, ToolCall, ToolSpec};
 use tokio::task::JoinHandle;
 
 /// Per-call wall-clock limit unless `with_timeout` says otherwise.
@@ -28,6 +29,26 @@ struct Entry {
     /// Captured once at registration so the advertised spec, and the schema we check
     /// against, cannot drift between calls (provider prompt caches need byte-identity).
     spec: ToolSpec,
+}
+
+/// A call that passed parsing, the schema and the tool's `validate`, ready to run (now, or
+/// after a human approves exactly these `args`).
+#[derive(Clone)]
+pub struct PreparedCall {
+    pub tool: Arc<dyn Tool>,
+    pub name: String,
+    pub args: Value,
+    pub effect: Effect,
+}
+
+impl fmt::Debug for PreparedCall {
+    // Arguments may carry private data (message text, addresses): keep them out of logs.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PreparedCall")
+            .field("name", &self.name)
+            .field("effect", &self.effect)
+            .finish_non_exhaustive()
+    }
 }
 
 pub struct ToolRegistry {
@@ -119,52 +140,139 @@ impl ToolRegistry {
     /// Parse the raw argument text, check the schema + validate, run with the timeout.
     /// Every failure (malformed JSON, unknown tool, schema violation, tool error, timeout,
     /// panic) becomes `ToolOutcome { ok: false, output: "error: ..." }`. Empty arguments
-    /// text is treated as `{}`.
+    /// text is treated as `{}`. Same as `prepare` followed by `run_prepared`.
     pub async fn call(&self, call: &ToolCall, ctx: &ToolContext) -> ToolOutcome {
+        match self.prepare(call) {
+            Ok(prepared) => self.run_prepared(&prepared, ctx).await,
+            Err(outcome) => {
+                tracing::debug!(tool = %echo(&call.name), ok = false, "tool call refused");
+                outcome
+            }
+        }
+    }
+
+    /// Parse the raw argument text, check the schema and the tool's `validate`. The Err is
+    /// the outcome the model should see (`ok: false`, the same messages `call` gives).
+    pub fn prepare(&self, call: &ToolCall) -> Result<PreparedCall, ToolOutcome> {
+        let entry = self.entry(&call.name)?;
+        let args = parse_arguments(&call.arguments, &entry.spec)
+            .map_err(|message| self.failure(message))?;
+        self.validated(&call.name, entry, args)
+    }
+
+    /// The same checks for arguments given as a JSON value, e.g. a human's revision of a
+    /// pending action: the originating tool's own validator re-checks it.
+    pub fn prepare_value(&self, name: &str, args: Value) -> Result<PreparedCall, ToolOutcome> {
+        let entry = self.entry(name)?;
+        check_value(&args, &entry.spec).map_err(|message| self.failure(message))?;
+        self.validated(name, entry, args)
+    }
+
+    /// Run an already prepared call with the timeout, panic capture and output cap. Does
+    /// not re-validate: the caller prepared it (possibly long before, for an approval).
+    pub async fn run_prepared(&self, prepared: &PreparedCall, ctx: &ToolContext) -> ToolOutcome {
         let started = Instant::now();
-        let outcome = self.call_inner(call, ctx).await;
+        let tool = Arc::clone(&prepared.tool);
+        let args = prepared.args.clone();
+        let ctx = ctx.clone();
+        let outcome = match self
+            .isolated(&prepared.name, async move { tool.run(args, &ctx).await })
+            .await
+        {
+            Isolated::Done(Ok(output)) => ToolOutcome::success(output),
+            Isolated::Done(Err(e)) => ToolOutcome::failure(e),
+            Isolated::Crashed => ToolOutcome::failure(format!(
+                "the tool `{}` crashed (internal error); do not retry the same call",
+                prepared.name
+            )),
+            Isolated::TimedOut => ToolOutcome::failure(ToolError::Timeout(self.timeout)),
+        };
         tracing::debug!(
-            tool = %echo(&call.name),
+            tool = %prepared.name,
             ok = outcome.ok,
             elapsed_ms = started.elapsed().as_millis() as u64,
             "tool call finished"
         );
+        self.capped(outcome)
+    }
+
+    /// The tool's dry run under the same timeout and panic capture as `run_prepared`; None
+    /// if the tool offers no preview. Errors come back as plain text (no "error: " prefix).
+    pub async fn preview(
+        &self,
+        prepared: &PreparedCall,
+        ctx: &ToolContext,
+    ) -> Option<Result<String, String>> {
+        let tool = Arc::clone(&prepared.tool);
+        let args = prepared.args.clone();
+        let ctx = ctx.clone();
+        let result = match self
+            .isolated(
+                &prepared.name,
+                async move { tool.preview(&args, &ctx).await },
+            )
+            .await
+        {
+            Isolated::Done(None) => return None,
+            Isolated::Done(Some(Ok(text))) => Ok(text),
+            Isolated::Done(Some(Err(e))) => Err(e.to_string()),
+            Isolated::Crashed => Err(format!(
+                "the preview of `{}` crashed (internal error)",
+                prepared.name
+            )),
+            Isolated::TimedOut => Err(ToolError::Timeout(self.timeout).to_string()),
+        };
+        let max = self.max_output_bytes;
+        Some(
+            result
+                .map(|t| truncate_output(t, max))
+                .map_err(|t| truncate_output(t, max)),
+        )
+    }
+
+    fn entry(&self, name: &str) -> Result<&Entry, ToolOutcome> {
+        self.tools
+            .get(name)
+            .ok_or_else(|| self.failure(self.unknown_tool_message(name)))
+    }
+
+    fn validated(
+        &self,
+        name: &str,
+        entry: &Entry,
+        args: Value,
+    ) -> Result<PreparedCall, ToolOutcome> {
+        entry.tool.validate(&args).map_err(|e| self.failure(e))?;
+        Ok(PreparedCall {
+            tool: Arc::clone(&entry.tool),
+            name: name.to_owned(),
+            args,
+            effect: entry.tool.effect(),
+        })
+    }
+
+    fn failure(&self, message: impl fmt::Display) -> ToolOutcome {
+        self.capped(ToolOutcome::failure(message))
+    }
+
+    fn capped(&self, outcome: ToolOutcome) -> ToolOutcome {
         ToolOutcome {
             ok: outcome.ok,
             output: truncate_output(outcome.output, self.max_output_bytes),
         }
     }
 
-    async fn call_inner(&self, call: &ToolCall, ctx: &ToolContext) -> ToolOutcome {
-        let Some(entry) = self.tools.get(&call.name) else {
-            return ToolOutcome::failure(self.unknown_tool_message(&call.name));
-        };
-        let args = match parse_arguments(&call.arguments, &entry.spec) {
-            Ok(args) => args,
-            Err(message) => return ToolOutcome::failure(message),
-        };
-        if let Err(e) = entry.tool.validate(&args) {
-            return ToolOutcome::failure(e);
-        }
-        self.run_isolated(&entry.tool, &call.name, args, ctx).await
-    }
-
-    /// Runs the tool in its own task so a panic cannot take down the agent loop, and
-    /// aborts it on timeout. Blocking (non-await) code inside a tool cannot be interrupted;
-    /// tools must stay async-friendly.
-    async fn run_isolated(
+    /// Runs `work` in its own task so a panic cannot take down the agent loop, and aborts
+    /// it on timeout. Blocking (non-await) code inside a tool cannot be interrupted; tools
+    /// must stay async-friendly (or bound their own blocking work, as the SQL tools do).
+    async fn isolated<T: Send + 'static>(
         &self,
-        tool: &Arc<dyn Tool>,
         name: &str,
-        args: Value,
-        ctx: &ToolContext,
-    ) -> ToolOutcome {
-        let tool = Arc::clone(tool);
-        let ctx = ctx.clone();
-        let mut guard = AbortOnDrop(tokio::spawn(async move { tool.run(args, &ctx).await }));
+        work: impl Future<Output = T> + Send + 'static,
+    ) -> Isolated<T> {
+        let mut guard = AbortOnDrop(tokio::spawn(work));
         match tokio::time::timeout(self.timeout, &mut guard.0).await {
-            Ok(Ok(Ok(output))) => ToolOutcome::success(output),
-            Ok(Ok(Err(e))) => ToolOutcome::failure(e),
+            Ok(Ok(value)) => Isolated::Done(value),
             Ok(Err(join_error)) => {
                 // The panic payload may hold anything (even secrets): log only that it
                 // happened, and tell the model nothing beyond that.
@@ -173,9 +281,7 @@ impl ToolRegistry {
                     panicked = join_error.is_panic(),
                     "tool task failed"
                 );
-                ToolOutcome::failure(format!(
-                    "the tool `{name}` crashed (internal error); do not retry the same call"
-                ))
+                Isolated::Crashed
             }
             Err(_elapsed) => {
                 tracing::warn!(
@@ -183,7 +289,7 @@ impl ToolRegistry {
                     timeout_ms = self.timeout.as_millis() as u64,
                     "tool timed out"
                 );
-                ToolOutcome::failure(ToolError::Timeout(self.timeout))
+                Isolated::TimedOut
             }
         }
     }
@@ -208,6 +314,12 @@ impl ToolRegistry {
             ToolError::UnknownTool(echo(name))
         )
     }
+}
+
+enum Isolated<T> {
+    Done(T),
+    Crashed,
+    TimedOut,
 }
 
 /// Aborts the tool task if our caller drops the `call` future (e.g. a cancelled turn),
@@ -244,9 +356,26 @@ fn parse_arguments(raw: &str, spec: &ToolSpec) -> Result<Value, String> {
             )
         })?
     };
-    schema::check(&spec.parameters, &args)
-        .map_err(|e| format!("invalid arguments for `{}`: {e}", spec.name))?;
+    check_schema(&args, spec)?;
     Ok(args)
+}
+
+/// The size limit and schema check for arguments that arrive already parsed.
+fn check_value(args: &Value, spec: &ToolSpec) -> Result<(), String> {
+    let len = serde_json::to_string(args)
+        .map(|t| t.len())
+        .unwrap_or(usize::MAX);
+    if len > MAX_ARGUMENT_BYTES {
+        return Err(format!(
+            "arguments are too large ({len} bytes; the limit is {MAX_ARGUMENT_BYTES})"
+        ));
+    }
+    check_schema(args, spec)
+}
+
+fn check_schema(args: &Value, spec: &ToolSpec) -> Result<(), String> {
+    schema::check(&spec.parameters, args)
+        .map_err(|e| format!("invalid arguments for `{}`: {e}", spec.name))
 }
 
 /// A minimal example call built from the required properties, to show the expected shape.

@@ -1,6 +1,7 @@
-//! The `Tool` trait every tool implements, the per-call `ToolContext`, and the
-//! `ToolOutcome` the agent loop receives. Does not own validation or execution policy
-//! (see the registry).
+//! The `Tool` trait every tool implements (including the approval hooks `preview` and
+//! `approval_ttl`), the per-call `ToolContext`, and the `ToolOutcome` the agent loop
+//! receives. Does not own validation, execution or approval policy (see the registry and
+//! steward-core).
 
 use crate::ToolError;
 use steward_protocol::{ConversationId, Effect};
@@ -29,6 +30,19 @@ pub trait Tool: Send + Sync {
         Ok(())
     }
     async fn run(&self, args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError>;
+    /// A dry run shown on the approval card before anyone confirms ("will affect 3 rows").
+    /// None = no preview. Must change nothing.
+    async fn preview(
+        &self,
+        _args: &serde_json::Value,
+        _ctx: &ToolContext,
+    ) -> Option<Result<String, ToolError>> {
+        None
+    }
+    /// How long an approval card for this tool stays valid; None = the global default.
+    fn approval_ttl(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// What the agent loop gets back from a call: never an Err — a failure is text for the model.

@@ -3,7 +3,9 @@
 use crate::config::{LoadedConfig, Settings, provider_configs};
 use anyhow::Context;
 use std::sync::Arc;
+use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, ModelBinding, Steward, StewardDeps};
+use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 use steward_llm::{ModelRef, Models, RetryPolicy};
 use steward_store::SqliteStore;
 
@@ -17,7 +19,28 @@ pub fn database_path(settings: &Settings) -> std::path::PathBuf {
     settings.data_dir.join("steward.db")
 }
 
-pub fn build(loaded: &LoadedConfig) -> anyhow::Result<App> {
+/// Choices the command line can make on top of the configuration.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Overrides {
+    /// `steward chat --auto-approve`: the explicit terminal opt-in.
+    pub cli_auto_approve: bool,
+}
+
+/// The builtin tools plus the guarded SQL tools over Steward's own database.
+pub fn tools(settings: &Settings) -> anyhow::Result<ToolRegistry> {
+    let mut registry = steward_tools::builtin_registry();
+    for tool in sql_tools(SqlToolsConfig {
+        db_path: database_path(settings),
+        max_rows: settings.sql.max_rows,
+        timeout: settings.sql.timeout,
+        allow_ddl: settings.sql.allow_ddl,
+    }) {
+        registry.register(tool)?;
+    }
+    Ok(registry)
+}
+
+pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App> {
     let settings = &loaded.settings;
     std::fs::create_dir_all(&settings.data_dir).with_context(|| {
         format!(
@@ -49,7 +72,7 @@ pub fn build(loaded: &LoadedConfig) -> anyhow::Result<App> {
     let steward = Steward::new(StewardDeps {
         store: store.clone(),
         models: Arc::new(models),
-        tools: Arc::new(steward_tools::builtin_registry()),
+        tools: Arc::new(tools(settings)?),
         settings: AgentSettings {
             max_rounds: agent.max_rounds,
             max_turn_tokens: agent.max_turn_tokens,
@@ -59,6 +82,10 @@ pub fn build(loaded: &LoadedConfig) -> anyhow::Result<App> {
             timezone: Some(settings.timezone.clone()),
         },
         binding,
+        approvals: ApprovalSettings {
+            default_ttl: settings.approvals.ttl,
+            cli_auto_approve: settings.approvals.cli_auto_approve || overrides.cli_auto_approve,
+        },
     });
     Ok(App { steward, store })
 }

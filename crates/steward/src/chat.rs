@@ -5,32 +5,47 @@ use crate::app;
 use crate::config::LoadedConfig;
 use std::io::Write;
 use std::process::ExitCode;
-use steward_core::{Assistant, Steward};
-use steward_protocol::{ConversationId, Inbound, Principal, Surface, TurnEvent};
+use steward_core::{ApprovalDesk, Assistant, Resolution, Steward, TurnStream};
+use steward_protocol::{
+    ActionCard, ConversationId, Decision, Inbound, Principal, Surface, TurnEvent,
+};
 use tokio::io::{AsyncBufReadExt, BufReader};
+
+type Lines = tokio::io::Lines<BufReader<tokio::io::Stdin>>;
 
 pub async fn run(
     loaded: &LoadedConfig,
     message: Option<String>,
     conversation: &str,
+    auto_approve: bool,
 ) -> anyhow::Result<ExitCode> {
     // Keep the terminal for the conversation: only warnings unless STEWARD_LOG says otherwise.
     let filter = std::env::var("STEWARD_LOG").unwrap_or_else(|_| "warn".to_owned());
     app::init_logging(&filter);
     let mut conversation = ConversationId::parse(conversation)
         .map_err(|e| anyhow::anyhow!("invalid --conversation: {e}"))?;
-    let app = app::build(loaded)?;
+    let app = app::build(
+        loaded,
+        app::Overrides {
+            cli_auto_approve: auto_approve,
+        },
+    )?;
     let steward = app.steward.clone();
+    steward
+        .start_approvals(loaded.settings.approvals.sweep)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot start the approval gate: {e}"))?;
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let code = match message {
         Some(text) => {
-            if one_turn(&steward, &conversation, text).await {
+            if converse(&steward, &conversation, text, &mut lines).await {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
             }
         }
         None => {
-            interactive(&steward, &mut conversation).await?;
+            interactive(&steward, &mut conversation, &mut lines).await?;
             ExitCode::SUCCESS
         }
     };
@@ -38,14 +53,13 @@ pub async fn run(
     Ok(code)
 }
 
-async fn interactive(steward: &Steward, conversation: &mut ConversationId) -> anyhow::Result<()> {
-    let label = steward
-        .model_label()
-        .unwrap_or_else(|| "no model configured".into());
-    eprintln!(
-        "Steward chat — conversation {conversation}, model {label}. /new starts a thread, /exit quits."
-    );
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+async fn interactive(
+    steward: &Steward,
+    conversation: &mut ConversationId,
+    lines: &mut Lines,
+) -> anyhow::Result<()> {
+    let label = steward.model_label().unwrap_or_else(|| "no model configured".into());
+    eprintln!("Steward chat — conversation {conversation}, model {label}. /new starts a thread, /exit quits.");
     loop {
         eprint!("› ");
         let Some(line) = lines.next_line().await? else {
@@ -68,20 +82,130 @@ async fn interactive(steward: &Steward, conversation: &mut ConversationId) -> an
             }
             _ => {}
         }
-        one_turn(steward, conversation, text.to_owned()).await;
+        converse(steward, conversation, text.to_owned(), lines).await;
     }
 }
 
-/// Runs one turn, printing as it streams. Returns whether it ended with an answer.
-async fn one_turn(steward: &Steward, conversation: &ConversationId, text: String) -> bool {
-    let mut events = steward.submit(Inbound {
+enum Answer {
+    Yes,
+    No,
+    Edit(String),
+    Later,
+}
+
+/// Show a card and read the decision from the terminal, in place.
+async fn ask(card: &ActionCard, lines: &mut Lines) -> Answer {
+    eprintln!("\n┌ approval needed ─ {}\n{}\n└", card.tool, card.text);
+    if !card.confirmable {
+        eprintln!("This card is too long to show here; decide it via the API.");
+        return Answer::Later;
+    }
+    eprint!("Approve? [y]es / [n]o / [e]dit / [l]ater: ");
+    let Ok(Some(answer)) = lines.next_line().await else {
+        return Answer::Later;
+    };
+    match answer.trim().to_lowercase().as_str() {
+        "y" | "yes" => Answer::Yes,
+        "n" | "no" => Answer::No,
+        "e" | "edit" => {
+            eprint!("Describe the change: ");
+            match lines.next_line().await {
+                Ok(Some(change)) if !change.trim().is_empty() => Answer::Edit(change),
+                _ => Answer::Later,
+            }
+        }
+        _ => Answer::Later,
+    }
+}
+
+/// One message, then any approval cards it raised answered in place, following the agent
+/// as it continues. Returns whether the last turn ended with an answer.
+async fn converse(
+    steward: &Steward,
+    conversation: &ConversationId,
+    text: String,
+    lines: &mut Lines,
+) -> bool {
+    let mut stream = steward.submit(Inbound {
         conversation: conversation.clone(),
         principal: Principal::owner(),
         surface: Surface::Cli,
         text,
     });
+    loop {
+        let (ok, cards) = print_turn(stream).await;
+        let mut next = None;
+        for card in &cards {
+            if next.is_some() {
+                eprintln!("Left pending: {} (id {}).", card.tool, card.action_id);
+                continue;
+            }
+            next = decide(steward, conversation, card, lines).await;
+        }
+        match next {
+            Some(rx) => stream = rx,
+            None => return ok,
+        }
+    }
+}
+
+async fn decide(
+    steward: &Steward,
+    conversation: &ConversationId,
+    card: &ActionCard,
+    lines: &mut Lines,
+) -> Option<TurnStream> {
+    let decision = match ask(card, lines).await {
+        Answer::Yes => Decision::Confirm,
+        Answer::No => Decision::Cancel,
+        Answer::Later => {
+            eprintln!("Left pending (id {}); it expires if nobody decides.", card.action_id);
+            return None;
+        }
+        Answer::Edit(change) => {
+            if let Err(e) = steward
+                .request_edit(&card.action_id, Principal::owner(), Surface::Cli)
+                .await
+            {
+                eprintln!("error: {e}");
+                return None;
+            }
+            return Some(steward.submit(Inbound {
+                conversation: conversation.clone(),
+                principal: Principal::owner(),
+                surface: Surface::Cli,
+                text: change,
+            }));
+        }
+    };
+    match steward
+        .resolve(&card.action_id, decision, Principal::owner(), Surface::Cli)
+        .await
+    {
+        Ok(Resolution::Applied { action, follow_up }) => {
+            eprintln!("  → {}", action.status.as_str());
+            follow_up
+        }
+        Ok(Resolution::AlreadyDone { action }) => {
+            eprintln!("  → already {}", action.status.as_str());
+            None
+        }
+        Ok(Resolution::Conflict { action }) => {
+            eprintln!("  → not applied: the action is {}", action.status.as_str());
+            None
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            None
+        }
+    }
+}
+
+/// Prints one turn as it streams. Returns whether it ended with an answer, and its cards.
+async fn print_turn(mut events: TurnStream) -> (bool, Vec<ActionCard>) {
     let mut out = std::io::stdout();
     let mut streamed = false;
+    let mut cards = Vec::new();
     while let Some(event) = events.recv().await {
         match event {
             TurnEvent::Started { .. } => {}
@@ -104,6 +228,7 @@ async fn one_turn(steward: &Steward, conversation: &ConversationId, text: String
                 let mark = if ok { "✓" } else { "✗" };
                 eprintln!("  {mark} {name}: {}", truncate(first_line, 120));
             }
+            TurnEvent::ApprovalRequired { card } => cards.push(card),
             TurnEvent::Final { text, .. } => {
                 // Providers that do not stream (or a model set to non-streaming) arrive whole.
                 if !streamed {
@@ -111,19 +236,19 @@ async fn one_turn(steward: &Steward, conversation: &ConversationId, text: String
                 }
                 let _ = writeln!(out);
                 let _ = out.flush();
-                return true;
+                return (true, cards);
             }
             TurnEvent::Failed { message, .. } => {
                 if streamed {
                     let _ = writeln!(out);
                 }
                 eprintln!("error: {message}");
-                return false;
+                return (false, cards);
             }
         }
     }
     eprintln!("error: the turn ended without an answer");
-    false
+    (false, cards)
 }
 
 fn truncate(s: &str, max: usize) -> String {

@@ -34,6 +34,9 @@ enum Command {
         /// Conversation (thread) to use.
         #[arg(long, value_name = "ID", default_value = "cli")]
         conversation: String,
+        /// Run consequential tools without asking (explicit opt-in; off by default).
+        #[arg(long)]
+        auto_approve: bool,
     },
     /// Check configuration, database and model reachability, with a fix for each problem.
     Doctor,
@@ -82,7 +85,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Chat {
             message,
             conversation,
-        } => steward::chat::run(&load()?, message, &conversation).await,
+            auto_approve,
+        } => steward::chat::run(&load()?, message, &conversation, auto_approve).await,
         Command::Doctor => {
             let mut out = std::io::stdout();
             let ok = steward::doctor::run(&load()?, &mut out).await?;

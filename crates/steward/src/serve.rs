@@ -15,7 +15,17 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let settings = &loaded.settings;
     app::init_logging(&settings.log);
-    let app = app::build(loaded)?;
+    let app = app::build(loaded, app::Overrides::default())?;
+    let interrupted = app
+        .steward
+        .start_approvals(settings.approvals.sweep)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot start the approval gate: {e}"))?;
+    if interrupted > 0 {
+        eprintln!(
+            "{interrupted} approved action(s) were interrupted by the last shutdown; marked failed, not re-run (their conversations were told)."
+        );
+    }
     let (api_token, origin) = token::resolve(settings.api_token.as_deref(), &settings.data_dir)?;
     match &origin {
         TokenOrigin::Configured => {}
@@ -37,6 +47,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     let addr = listener.local_addr()?;
     let model_label = app.steward.model_label();
     let router = steward_server::router(
+        Arc::new(app.steward.clone()),
         Arc::new(app.steward.clone()),
         ServerConfig {
             api_token,

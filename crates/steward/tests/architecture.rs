@@ -122,3 +122,57 @@ fn the_check_catches_an_upward_dependency() {
         .insert("steward-testkit".into(), toml::Value::String("0.1".into()));
     assert!(violations(&m).iter().any(|v| v.contains("test kit")));
 }
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Files allowed to change an action's status: the resolve path, and the store adapter
+/// that implements the compare-and-set (plus its own contract tests).
+fn may_write_action_status(rel: &str) -> bool {
+    rel == "steward-core/src/approvals/resolve.rs"
+        || rel.starts_with("steward-store/")
+}
+
+fn status_writers() -> Vec<String> {
+    let root = crates_dir();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut bad = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        if rel.starts_with("steward/tests/architecture.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let writes = text.contains(".transition_action(")
+            || text.to_lowercase().contains("update pending_actions");
+        if writes && !may_write_action_status(&rel) {
+            bad.push(rel);
+        }
+    }
+    bad
+}
+
+#[test]
+fn only_resolve_changes_an_actions_status() {
+    let bad = status_writers();
+    assert!(
+        bad.is_empty(),
+        "only steward-core/src/approvals/resolve.rs may change an action's status; also found in: {bad:?}"
+    );
+    // The check itself can fail: the resolve path really does call it.
+    let resolve = std::fs::read_to_string(crates_dir().join("steward-core/src/approvals/resolve.rs")).unwrap();
+    assert!(resolve.contains(".transition_action("));
+    assert!(!may_write_action_status("steward-core/src/turn.rs"));
+}

@@ -2,13 +2,17 @@
 //! builtin tools, against the fake model server.
 #![allow(dead_code)]
 
+pub mod tools;
+
 use std::sync::Arc;
 use std::time::Duration;
+use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, Assistant, ModelBinding, Steward, StewardDeps};
 use steward_llm::{ModelRef, Models, ProviderConfig, ProviderKind, RetryPolicy};
 use steward_protocol::{ConversationId, Inbound, Principal, Surface, TurnEvent};
 use steward_store::SqliteStore;
 use steward_testkit::FakeModel;
+use steward_tools::ToolRegistry;
 
 pub fn fast_retry() -> RetryPolicy {
     RetryPolicy {
@@ -42,18 +46,39 @@ pub fn harness(fake: &FakeModel, settings: AgentSettings, model: Option<&str>) -
 }
 
 pub fn harness_with(models: Models, settings: AgentSettings, model: Option<&str>) -> Harness {
+    harness_full(
+        models,
+        settings,
+        model,
+        steward_tools::builtin_registry(),
+        ApprovalSettings::default(),
+    )
+}
+
+pub fn harness_full(
+    models: Models,
+    settings: AgentSettings,
+    model: Option<&str>,
+    tools: ToolRegistry,
+    approvals: ApprovalSettings,
+) -> Harness {
     let store = Arc::new(SqliteStore::open_in_memory().unwrap());
     let steward = Steward::new(StewardDeps {
         store: store.clone(),
         models: Arc::new(models),
-        tools: Arc::new(steward_tools::builtin_registry()),
+        tools: Arc::new(tools),
         settings,
         binding: ModelBinding {
             primary: model.map(|m| ModelRef::parse(m).unwrap()),
             fallback: None,
         },
+        approvals,
     });
     Harness { steward, store }
+}
+
+pub fn fake_models(fake: &FakeModel) -> Models {
+    Models::new(vec![openai_provider(fake.openai_base_url())], fast_retry()).unwrap()
 }
 
 pub fn inbound(conv: &str, text: &str) -> Inbound {

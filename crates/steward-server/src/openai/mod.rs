@@ -2,7 +2,8 @@
 //! existing OpenAI clients and eval harnesses can talk to Steward.
 //!
 //! Owns: the request shape, choosing the conversation (header, then `user`, then fresh),
-//! the non-streaming `chat.completion` reply. Does not own: the streaming chunks
+//! the non-streaming `chat.completion` reply (approval cards appended to the content as
+//! "[approval needed]" notes). Does not own: the streaming chunks
 //! (`stream.rs`) or conversation history (Steward keeps it; earlier messages are ignored).
 
 mod stream;
@@ -21,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::time::{SystemTime, UNIX_EPOCH};
-use steward_protocol::{ConversationId, Inbound, Principal, Surface};
+use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Surface};
 
 /// Names the conversation on requests and echoes it on responses.
 pub(crate) const CONVERSATION_HEADER: HeaderName =
@@ -187,7 +188,14 @@ async fn run(state: AppState, prepared: Prepared) -> Response {
 async fn completion(rx: steward_core::TurnStream) -> Response {
     let collected = collect(rx).await;
     match collected.end {
-        End::Final { text, usage, model } => {
+        End::Final {
+            mut text,
+            usage,
+            model,
+        } => {
+            for card in &collected.approvals {
+                text.push_str(&approval_note(card));
+            }
             let id = completion_id(collected.turn_id.as_deref());
             let body = json!({
                 "id": id,
@@ -220,6 +228,15 @@ async fn completion(rx: steward_core::TurnStream) -> Response {
                 .into_response()
         }
     }
+}
+
+/// How a pending approval reads inside assistant content: plain OpenAI clients have no
+/// other way to learn that something awaits a decision, or how to give one.
+fn approval_note(card: &ActionCard) -> String {
+    format!(
+        "\n\n[approval needed] {}\nConfirm: POST /api/v1/approvals/{}/confirm",
+        card.text, card.action_id
+    )
 }
 
 fn completion_id(turn_id: Option<&str>) -> String {

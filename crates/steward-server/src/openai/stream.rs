@@ -1,4 +1,5 @@
-//! Streaming `chat.completion.chunk`s: a role chunk, one content chunk per `TextDelta`, a
+//! Streaming `chat.completion.chunk`s: a role chunk, one content chunk per `TextDelta` (and
+//! per approval card, as an "[approval needed]" note), a
 //! `finish_reason:"stop"` chunk, an optional usage chunk, then `data: [DONE]`. A failure
 //! becomes a `data: {"error":…}` line followed by `[DONE]`.
 //!
@@ -6,7 +7,7 @@
 //! submitting the turn (`mod.rs`). Tool progress is deliberately not sent: OpenAI clients
 //! would misread it as assistant text.
 
-use super::{completion_id, unix_now};
+use super::{approval_note, completion_id, unix_now};
 use crate::api::KEEP_ALIVE;
 use crate::error::{VANISHED_MESSAGE, failure_kind_str};
 use axum::http::HeaderValue;
@@ -70,6 +71,10 @@ async fn step(state: Option<Chunker>) -> Option<(Vec<Event>, Option<Chunker>)> {
                 }
             }
             TurnEvent::ToolStarted { .. } | TurnEvent::ToolFinished { .. } => {}
+            TurnEvent::ApprovalRequired { card } => {
+                c.role_chunk(&mut out);
+                out.push(c.chunk(json!({"content": approval_note(&card)}), None));
+            }
             TurnEvent::Final { usage, model, .. } => {
                 c.role_chunk(&mut out);
                 c.model = model;

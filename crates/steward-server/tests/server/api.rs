@@ -27,6 +27,7 @@ async fn json_reply_carries_every_field() {
             "model": "fake:model-1",
             "usage": {"input_tokens": 11, "output_tokens": 7},
             "tool_calls": [{"name": "clock", "ok": true}, {"name": "web_fetch", "ok": false}],
+            "approvals": [],
         })
     );
     let seen = server.fake.seen();

@@ -1,9 +1,12 @@
 //! Health without auth, and bearer auth on every API route.
 
-use crate::support::{Fake, TOKEN, client, json_of, start, start_with};
+use crate::desk::{FakeDesk, action};
+use crate::support::{Fake, TOKEN, client, json_of, start, start_full, start_with};
 use reqwest::Method;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use serde_json::json;
+use steward_core::Resolution;
+use steward_protocol::ActionStatus;
 use steward_server::ServerConfig;
 
 #[tokio::test]
@@ -33,6 +36,15 @@ fn routes() -> Vec<(Method, &'static str)> {
         (Method::POST, "/v1/chat/completions"),
         (Method::GET, "/v1/models"),
         (Method::GET, "/api/v1/no-such-route"),
+        (Method::GET, "/api/v1/approvals"),
+        (Method::GET, "/api/v1/approvals?status=pending&limit=50"),
+        (Method::GET, "/api/v1/approvals/a1"),
+        (Method::POST, "/api/v1/approvals/a1/confirm"),
+        (Method::POST, "/api/v1/approvals/a1/cancel"),
+        (Method::POST, "/api/v1/approvals/a1/revise"),
+        (Method::GET, "/api/v1/grants"),
+        (Method::POST, "/api/v1/grants"),
+        (Method::DELETE, "/api/v1/grants/g1"),
     ]
 }
 
@@ -53,8 +65,22 @@ fn bad_credentials() -> Vec<Option<String>> {
 
 #[tokio::test]
 async fn every_api_route_refuses_bad_credentials_before_submitting() {
-    let server = start(Fake::standard()).await;
-    let body = json!({"text": "hi", "messages": [{"role": "user", "content": "hi"}]});
+    // A desk that would apply any decision: only auth stands between a caller and it.
+    let desk = FakeDesk::new(vec![action("a1", ActionStatus::Pending)], |id, _| {
+        Ok(Resolution::Applied {
+            action: action(id, ActionStatus::Executed),
+            follow_up: None,
+        })
+    });
+    let server = start_full(Fake::standard(), desk, ServerConfig::new(TOKEN)).await;
+    let body = json!({
+        "text": "hi",
+        "messages": [{"role": "user", "content": "hi"}],
+        "arguments": {},
+        "conversation_id": "c1",
+        "tool": "send_email",
+        "hours": 1,
+    });
     for (method, path) in routes() {
         for cred in bad_credentials() {
             let mut req = client()
@@ -73,6 +99,10 @@ async fn every_api_route_refuses_bad_credentials_before_submitting() {
         }
     }
     assert!(server.fake.seen().is_empty(), "nothing may be submitted");
+    assert!(
+        server.desk.untouched(),
+        "nothing may be resolved or granted"
+    );
 }
 
 #[tokio::test]

@@ -1,8 +1,13 @@
 //! Integration tests: the real router served on 127.0.0.1 via `serve`, driven by reqwest,
-//! with a scripted fake `Assistant` standing in for the agent.
+//! with a scripted fake `Assistant` standing in for the agent and a fake `ApprovalDesk`
+//! (desk.rs) standing in for the approval gate.
 
 mod api;
+mod approval_events;
+mod approvals;
 mod auth;
+mod desk;
+mod grants;
 mod hostile;
 mod openai;
 mod openai_stream;

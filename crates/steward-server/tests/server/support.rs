@@ -1,9 +1,10 @@
 //! Test support: the fake assistant, starting a server, and parsing SSE bodies.
 
+use crate::desk::FakeDesk;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
-use steward_core::{Assistant, TurnStream};
+use steward_core::{ApprovalDesk, Assistant, TurnStream};
 use steward_protocol::{FailureKind, Inbound, ToolCall, TurnEvent, Usage};
 use steward_server::{ServerConfig, router, serve};
 use tokio::sync::{Notify, mpsc, oneshot};
@@ -156,18 +157,32 @@ pub fn standard_events(inb: &Inbound) -> Vec<TurnEvent> {
 pub struct Server {
     pub base: String,
     pub fake: Arc<Fake>,
+    pub desk: Arc<FakeDesk>,
     shutdown: Option<oneshot::Sender<()>>,
     pub task: JoinHandle<std::io::Result<()>>,
 }
 
 pub async fn start(fake: Arc<Fake>) -> Server {
-    start_with(fake, ServerConfig::new(TOKEN)).await
+    start_full(fake, FakeDesk::empty(), ServerConfig::new(TOKEN)).await
 }
 
 pub async fn start_with(fake: Arc<Fake>, cfg: ServerConfig) -> Server {
+    start_full(fake, FakeDesk::empty(), cfg).await
+}
+
+/// A server whose approval routes talk to `desk`.
+pub async fn start_desk(desk: Arc<FakeDesk>) -> Server {
+    start_full(Fake::standard(), desk, ServerConfig::new(TOKEN)).await
+}
+
+pub async fn start_full(fake: Arc<Fake>, desk: Arc<FakeDesk>, cfg: ServerConfig) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = router(fake.clone() as Arc<dyn Assistant>, cfg);
+    let app = router(
+        fake.clone() as Arc<dyn Assistant>,
+        desk.clone() as Arc<dyn ApprovalDesk>,
+        cfg,
+    );
     let (tx, rx) = oneshot::channel::<()>();
     let task = tokio::spawn(serve(listener, app, async move {
         let _ = rx.await;
@@ -175,6 +190,7 @@ pub async fn start_with(fake: Arc<Fake>, cfg: ServerConfig) -> Server {
     Server {
         base: format!("http://{addr}"),
         fake,
+        desk,
         shutdown: Some(tx),
         task,
     }
@@ -211,6 +227,30 @@ impl Server {
             .send()
             .await
             .unwrap()
+    }
+}
+
+impl Server {
+    /// Any method with the right token and an optional raw JSON body.
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<&str>,
+    ) -> reqwest::Response {
+        let mut req = client()
+            .request(method, self.url(path))
+            .header(AUTHORIZATION, format!("Bearer {TOKEN}"));
+        if let Some(body) = body {
+            req = req
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.to_owned());
+        }
+        req.send().await.unwrap()
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.send(reqwest::Method::GET, path, None).await
     }
 }
 

@@ -3,14 +3,29 @@
 //!
 //! Adapters run `run_all_shared(Arc::new(store))` from an integration test, once per
 //! configuration (file, memory, a real server...). Every case uses fresh, uniquely named
-//! conversations and keys, so cases can share one store and a suite can run twice on the same
-//! database. Each panic message starts with `[case_name]`.
+//! conversations, keys, action, grant and trace ids, so cases can share one store and a suite
+//! can run twice on the same database (the overdue case also expires what it created). Each
+//! panic message starts with `[case_name]`.
 
+mod approvals;
 mod conversations;
+mod grants;
 mod kv;
+mod races;
+mod transitions;
 
+pub use approvals::{
+    action_round_trip_every_field, approval_input_limits, duplicate_action_id_is_refused,
+    list_actions_filters_and_order, overdue_actions_longest_overdue_first,
+};
 pub use conversations::*;
+pub use grants::*;
 pub use kv::*;
+pub use races::*;
+pub use transitions::{
+    expected_hash_mismatch_conflicts, expired_action_cannot_be_confirmed,
+    revision_replaces_payload_and_bumps, transition_applies_only_from_expected_status,
+};
 
 use crate::{Store, StoreError};
 use std::future::Future;
@@ -40,13 +55,28 @@ pub async fn run_all(store: &dyn Store) {
     kv_prefix_listing_respects_limit(store).await;
     kv_empty_prefix_is_refused(store).await;
     kv_size_limits(store).await;
+    // Approvals.
+    action_round_trip_every_field(store).await;
+    duplicate_action_id_is_refused(store).await;
+    list_actions_filters_and_order(store).await;
+    overdue_actions_longest_overdue_first(store).await;
+    approval_input_limits(store).await;
+    transition_applies_only_from_expected_status(store).await;
+    expected_hash_mismatch_conflicts(store).await;
+    expired_action_cannot_be_confirmed(store).await;
+    revision_replaces_payload_and_bumps(store).await;
+    audit_written_iff_applied(store).await;
+    scores_round_trip(store).await;
+    grants_scope_expiry_and_revocation(store).await;
+    grants_listing(store).await;
 }
 
 /// `run_all` plus the cases that need an owned store (spawned tokio tasks). Needs a
 /// multi-thread runtime for real parallelism, but passes on any.
 pub async fn run_all_shared(store: Arc<dyn Store>) {
     run_all(&*store).await;
-    concurrent_appends_from_tasks(store).await;
+    concurrent_appends_from_tasks(Arc::clone(&store)).await;
+    concurrent_confirms_one_winner(store).await;
 }
 
 pub async fn liveness(store: &dyn Store) {

@@ -9,7 +9,10 @@ use crate::StoreError;
 use rusqlite::{Connection, TransactionBehavior};
 
 /// `(version, sql)`, in order, versions 1, 2, 3... with no gaps.
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("../../migrations/sqlite/V1__init.sql"))];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../../migrations/sqlite/V1__init.sql")),
+    (2, include_str!("../../migrations/sqlite/V2__approvals.sql")),
+];
 
 /// The newest schema this binary understands.
 pub(super) const LATEST: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;
@@ -96,6 +99,37 @@ mod tests {
             conversations, 0,
             "the tables created before the failure were rolled back"
         );
+    }
+
+    #[test]
+    fn a_failing_v2_keeps_v1_and_its_data() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0].1).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        // `scores` is the last table V2 creates, so everything before it must be rolled back.
+        conn.execute_batch(
+            "INSERT INTO kv (key, value, updated_at) VALUES ('k', 'v', 1);
+             CREATE TABLE scores (x INTEGER);",
+        )
+        .unwrap();
+        let err = apply(&mut conn, ":memory:").unwrap_err();
+        assert!(
+            matches!(err, StoreError::Migration { version: 2, .. }),
+            "{err}"
+        );
+        assert_eq!(user_version(&conn).unwrap(), 1);
+        let created: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name IN ('pending_actions', 'action_audit')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(created, 0, "V2's earlier tables were rolled back");
+        let value: String = conn
+            .query_row("SELECT value FROM kv WHERE key = 'k'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(value, "v");
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! The SQLite adapter: opening and configuring the database file, and running each operation on
 //! a blocking thread against one connection. Owns connection handling; the SQL for each port
-//! lives in `conversations.rs` and `kv.rs`, the schema in `migrations/sqlite/`.
+//! lives in `conversations.rs`, `kv.rs` and `approvals/`, the schema in `migrations/sqlite/`.
 //!
 //! One connection behind a mutex serialises all operations. That is deliberate: a personal
 //! assistant's load is a few operations per turn, SQLite allows only one writer anyway, and a
 //! single connection keeps the in-memory database and prepared-statement cache simple.
 
+mod approvals;
 mod conversations;
 mod kv;
 mod migrate;

@@ -25,6 +25,8 @@ pub struct Settings {
     pub shutdown_grace: Duration,
     pub model_timeout: Duration,
     pub model_retries: u32,
+    pub approvals: ApprovalConfig,
+    pub sql: SqlConfig,
     /// Built-in providers first (openai, anthropic, gemini, ollama), then user-defined ones by name.
     pub providers: Vec<ProviderSettings>,
 }
@@ -37,6 +39,22 @@ pub struct AgentSettings {
     pub turn_timeout: Duration,
     pub history_messages: usize,
     pub max_output_tokens: u32,
+}
+
+/// The approval gate's settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalConfig {
+    pub ttl: Duration,
+    pub cli_auto_approve: bool,
+    pub sweep: Duration,
+}
+
+/// The guarded SQL tools' settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SqlConfig {
+    pub allow_ddl: bool,
+    pub max_rows: usize,
+    pub timeout: Duration,
 }
 
 /// Wire protocol a provider speaks.
@@ -158,6 +176,16 @@ impl Settings {
             shutdown_grace: Duration::ZERO,
             model_timeout: Duration::ZERO,
             model_retries: 0,
+            approvals: ApprovalConfig {
+                ttl: Duration::ZERO,
+                cli_auto_approve: false,
+                sweep: Duration::ZERO,
+            },
+            sql: SqlConfig {
+                allow_ddl: false,
+                max_rows: 0,
+                timeout: Duration::ZERO,
+            },
             providers,
         }
     }
@@ -204,6 +232,8 @@ impl fmt::Debug for Settings {
             .field("shutdown_grace", &self.shutdown_grace)
             .field("model_timeout", &self.model_timeout)
             .field("model_retries", &self.model_retries)
+            .field("approvals", &self.approvals)
+            .field("sql", &self.sql)
             .field("providers", &self.providers)
             .finish()
     }

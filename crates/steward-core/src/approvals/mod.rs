@@ -1,0 +1,20 @@
+//! The approval gate: policy (effect × surface → allow / ask / refuse), pending actions,
+//! the one resolve path, expiry, crash recovery, edits in words and the plan gate.
+//!
+//! Every change of an action's status happens in `resolve.rs` through the store's
+//! compare-and-set; an architecture test fails if any other code calls it.
+
+pub mod card;
+mod edit;
+mod gate;
+mod payload;
+mod policy;
+mod resolve;
+
+pub(crate) use edit::revise_in_words;
+pub(crate) use gate::CallPlan;
+pub(crate) use gate::{GateOutcome, gate_calls};
+pub use payload::payload_hash;
+pub use policy::{ApprovalSettings, PolicyDecision, decide};
+pub use resolve::{FAILPOINT_ENV, INTERRUPTED};
+pub(crate) use resolve::{Approvals, Resolved};

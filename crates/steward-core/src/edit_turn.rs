@@ -1,0 +1,83 @@
+//! The edit gate at the start of a user turn: if an action in this conversation awaits an
+//! edit in words, this message revises it instead of starting a normal turn.
+
+use crate::approvals::Resolved;
+use crate::approvals::{card::render_card, revise_in_words};
+use crate::turn::{Failure, TurnContext, scrub};
+use steward_protocol::{ActionStatus, Inbound, Message, TurnEvent, Usage};
+use tokio::sync::mpsc;
+
+pub(crate) async fn edit_turn(
+    ctx: &TurnContext<'_>,
+    inbound: &Inbound,
+    events: &mpsc::UnboundedSender<TurnEvent>,
+) -> Result<Option<TurnEvent>, Failure> {
+    let inner = ctx.inner;
+    let pending = inner
+        .store
+        .list_actions(Some(ActionStatus::Pending), Some(&inbound.conversation), 20)
+        .await?;
+    let Some(action) = pending.into_iter().find(|a| a.awaiting_edit) else {
+        return Ok(None);
+    };
+    inner
+        .store
+        .append_messages(
+            &inbound.conversation,
+            &[Message::user(scrub(&inbound.text))],
+        )
+        .await?;
+    let outcome = revise_in_words(
+        &inner.approvals,
+        &inner.models,
+        &ctx.binding,
+        &action,
+        &inbound.text,
+        &inbound.principal,
+        inbound.surface,
+        &ctx.cancel,
+    )
+    .await;
+    let text = match outcome {
+        Ok(Resolved::Applied {
+            action: revised, ..
+        })
+        | Ok(Resolved::AlreadyDone(revised)) => {
+            let _ = events.send(TurnEvent::ApprovalRequired {
+                card: render_card(&revised, None),
+            });
+            format!(
+                "I changed the pending `{}` action as you asked (revision {}). Please review the new card and confirm or cancel it.",
+                revised.tool, revised.revision
+            )
+        }
+        Ok(Resolved::Conflict(current)) => format!(
+            "The `{}` action is no longer waiting (it is {}), so I did not change it.",
+            current.tool,
+            current.status.as_str()
+        ),
+        Err(e) => {
+            // Leave the action pending but stop treating messages as edits.
+            let _ = inner
+                .approvals
+                .set_awaiting_edit(&action.id, false, &inbound.principal, inbound.surface)
+                .await;
+            format!(
+                "I could not apply that change: {e}. The `{}` action is unchanged and still awaits your decision.",
+                action.tool
+            )
+        }
+    };
+    inner
+        .store
+        .append_messages(
+            &inbound.conversation,
+            &[Message::assistant(text.clone(), vec![])],
+        )
+        .await?;
+    Ok(Some(TurnEvent::Final {
+        text,
+        usage: Usage::default(),
+        model: "steward".into(),
+    }))
+}

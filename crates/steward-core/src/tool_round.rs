@@ -1,0 +1,76 @@
+//! One round of tool calls: through the approval gate, then run what may run. Parked calls
+//! produce an approval card and a sentinel result for the model; nothing else about them
+//! runs until a human decides through `resolve`.
+
+use crate::approvals::{GateOutcome, card::render_card, gate_calls};
+use crate::turn::{EVENT_OUTPUT_CHARS, Failure, TurnContext, scrub, shorten};
+use steward_protocol::{Inbound, Message, ToolCall, TurnEvent};
+use steward_tools::ToolContext;
+use tokio::sync::mpsc;
+use tracing::Instrument;
+
+/// Runs the round and returns the tool-result messages, one per call, in order.
+pub(crate) async fn run_tool_round(
+    ctx: &TurnContext<'_>,
+    inbound: &Inbound,
+    calls: &[ToolCall],
+    tool_ctx: &ToolContext,
+    events: &mpsc::UnboundedSender<TurnEvent>,
+) -> Result<Vec<Message>, Failure> {
+    let inner = ctx.inner;
+    let GateOutcome { plans, parked } =
+        gate_calls(&inner.approvals, calls, inbound, &ctx.turn_id, tool_ctx).await?;
+    let mut results = Vec::with_capacity(calls.len());
+    for (call, plan) in calls.iter().zip(plans) {
+        use crate::approvals::CallPlan;
+        let outcome = match plan {
+            CallPlan::Parked(outcome) => outcome,
+            CallPlan::Done(outcome) => {
+                announce_start(events, call);
+                announce_finish(events, call, outcome.ok, &outcome.output);
+                outcome
+            }
+            CallPlan::Run(prepared) => {
+                announce_start(events, call);
+                let outcome = inner
+                    .tools
+                    .run_prepared(&prepared, tool_ctx)
+                    .instrument(
+                        tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id),
+                    )
+                    .await;
+                announce_finish(events, call, outcome.ok, &outcome.output);
+                outcome
+            }
+        };
+        results.push(Message::tool_result(call, scrub(&outcome.output)));
+    }
+    for action in &parked {
+        let _ = events.send(TurnEvent::ApprovalRequired {
+            card: render_card(action, None),
+        });
+    }
+    Ok(results)
+}
+
+fn announce_start(events: &mpsc::UnboundedSender<TurnEvent>, call: &ToolCall) {
+    let _ = events.send(TurnEvent::ToolStarted {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+    });
+}
+
+fn announce_finish(
+    events: &mpsc::UnboundedSender<TurnEvent>,
+    call: &ToolCall,
+    ok: bool,
+    output: &str,
+) {
+    let _ = events.send(TurnEvent::ToolFinished {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        ok,
+        output: shorten(output, EVENT_OUTPUT_CHARS),
+    });
+}

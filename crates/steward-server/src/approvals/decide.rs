@@ -1,0 +1,203 @@
+//! `POST /api/v1/approvals/{id}/confirm|cancel|revise`: hand a decision to
+//! `ApprovalDesk::resolve` and project its `Resolution` into HTTP.
+//!
+//! Owns: the request bodies of the three decisions, waiting for a confirm's follow-up turn,
+//! and the reply shapes (200 applied / already, 409 conflict). Does not own: whether a
+//! decision wins, runs a tool or is valid — the desk decides all of that.
+
+use super::{action_id, desk_error, view};
+use crate::AppState;
+use crate::body::{parse_json, read_bytes};
+use crate::error::{ApiError, VANISHED_MESSAGE, failure_kind_str};
+use crate::turn::{Collected, End, collect};
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use steward_core::{ApprovalDesk, ApprovalError, Resolution};
+use steward_protocol::{Decision, PendingAction, Principal, Surface};
+use tracing::Instrument;
+
+pub(crate) async fn confirm(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let id = action_id(path)?;
+    no_fields(&headers, body)?;
+    decide(&state, &id, Decision::Confirm).await
+}
+
+pub(crate) async fn cancel(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let id = action_id(path)?;
+    no_fields(&headers, body)?;
+    decide(&state, &id, Decision::Cancel).await
+}
+
+#[derive(Deserialize)]
+struct ReviseRequest {
+    arguments: Value,
+}
+
+pub(crate) async fn revise(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let id = action_id(path)?;
+    let req: ReviseRequest = parse_json(&headers, body)?;
+    if !req.arguments.is_object() {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_request",
+            "arguments must be a JSON object",
+        ));
+    }
+    let decision = Decision::Revise {
+        arguments: req.arguments,
+    };
+    decide(&state, &id, decision).await
+}
+
+/// Confirm and cancel take no input: an empty body or `{}`. Anything more is refused
+/// rather than ignored, so a client that thinks it can change the payload while
+/// confirming learns otherwise before anything runs.
+fn no_fields(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<(), ApiError> {
+    let bytes = read_bytes(body)?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    let fields: Map<String, Value> = parse_json(headers, Ok(bytes))?;
+    if fields.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_request",
+            "this decision takes no fields; send an empty body or {}",
+        ))
+    }
+}
+
+/// What the desk decided, with a confirm's follow-up turn already drained.
+enum Outcome {
+    Applied {
+        action: PendingAction,
+        follow: Option<Collected>,
+    },
+    Revised(PendingAction),
+    Already(PendingAction),
+    Conflict(PendingAction),
+}
+
+async fn decide(state: &AppState, id: &str, decision: Decision) -> Result<Response, ApiError> {
+    tracing::info!(decision = decision.name(), "approval decision requested");
+    // On its own task: a client hanging up must not cancel a decision half-way through
+    // `resolve`, nor cut the agent's follow-up turn short.
+    let task = tokio::spawn(
+        resolve(state.approvals.clone(), id.to_owned(), decision)
+            .instrument(tracing::Span::current()),
+    );
+    let outcome = task
+        .await
+        .map_err(|_| {
+            tracing::warn!("approval decision task failed");
+            ApiError::internal(VANISHED_MESSAGE)
+        })?
+        .map_err(desk_error)?;
+    let (status, body) = match outcome {
+        Outcome::Applied { action, follow } => (StatusCode::OK, applied_body(&action, follow)),
+        Outcome::Revised(action) => (StatusCode::OK, view(state.approvals.as_ref(), &action)),
+        Outcome::Already(action) => (StatusCode::OK, json!({"action": action, "already": true})),
+        Outcome::Conflict(action) => {
+            let message = format!("action is {}", action.status.as_str());
+            let body = json!({
+                "error": {"kind": "conflict", "message": message},
+                "action": action,
+            });
+            (StatusCode::CONFLICT, body)
+        }
+    };
+    Ok((status, Json(body)).into_response())
+}
+
+async fn resolve(
+    desk: Arc<dyn ApprovalDesk>,
+    id: String,
+    decision: Decision,
+) -> Result<Outcome, ApprovalError> {
+    let is_revise = matches!(decision, Decision::Revise { .. });
+    let resolution = desk
+        .resolve(&id, decision, Principal::owner(), Surface::Http)
+        .await?;
+    Ok(match resolution {
+        Resolution::Applied { action, follow_up } if is_revise => {
+            if let Some(rx) = follow_up {
+                // Not expected for a revision; drained so the turn is never left blocked.
+                tracing::debug!("revision came with a follow-up turn; draining it");
+                tokio::spawn(collect(rx).in_current_span());
+            }
+            Outcome::Revised(action)
+        }
+        Resolution::Applied { action, follow_up } => {
+            let follow = match follow_up {
+                Some(rx) => Some(collect(rx).await),
+                None => None,
+            };
+            Outcome::Applied { action, follow }
+        }
+        Resolution::AlreadyDone { action } => Outcome::Already(action),
+        Resolution::Conflict { action } => Outcome::Conflict(action),
+    })
+}
+
+fn applied_body(action: &PendingAction, follow: Option<Collected>) -> Value {
+    let (reply, approvals, error) = match follow {
+        None => (None, Vec::new(), None),
+        Some(follow) => match follow.end {
+            End::Final { text, .. } => (Some(text), follow.approvals, None),
+            End::Failed {
+                kind,
+                message,
+                retryable,
+            } => {
+                let error = json!({
+                    "kind": failure_kind_str(kind),
+                    "message": message,
+                    "retryable": retryable,
+                });
+                (None, follow.approvals, Some(error))
+            }
+            End::Vanished => {
+                tracing::warn!("follow-up turn closed without a terminal event");
+                let error = json!({
+                    "kind": "internal",
+                    "message": VANISHED_MESSAGE,
+                    "retryable": true,
+                });
+                (None, follow.approvals, Some(error))
+            }
+        },
+    };
+    let mut body = Map::new();
+    body.insert("action".into(), json!(action));
+    body.insert("result".into(), json!(action.outcome));
+    body.insert("reply".into(), json!(reply));
+    body.insert("approvals".into(), json!(approvals));
+    if let Some(error) = error {
+        body.insert("error".into(), error);
+    }
+    Value::Object(body)
+}

@@ -1,0 +1,191 @@
+//! The approval routes: listing and showing pending actions (`/api/v1/approvals`), deciding
+//! them (`decide.rs`) and managing grants (`grants.rs`).
+//!
+//! Owns: id validation, the `{"action","card"}` view, mapping `ApprovalError` to HTTP.
+//! Does not own: the decision itself — every confirm, cancel or revise goes through
+//! `ApprovalDesk::resolve`, never around it — or how cards are rendered (steward-core).
+
+mod decide;
+mod grants;
+
+pub(crate) use decide::{cancel, confirm, revise};
+pub(crate) use grants::{create_grant, list_grants, revoke_grant};
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::trace::record_action;
+use axum::Json;
+use axum::extract::rejection::{PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use steward_core::{ApprovalDesk, ApprovalError};
+use steward_protocol::{ActionStatus, PendingAction};
+
+/// Longest accepted action or grant id, in bytes.
+const MAX_ID_LEN: usize = 128;
+
+const DEFAULT_LIMIT: usize = 50;
+const MAX_LIMIT: usize = 500;
+
+const VALID_STATUSES: &str = "pending, confirmed, executed, failed, cancelled, expired, all";
+
+/// An action or grant id from the path: 1..=128 of `[A-Za-z0-9-]`. Anything else is
+/// refused before the desk sees it, so hostile ids never reach storage or logs.
+fn parse_id(path: Result<Path<String>, PathRejection>, what: &str) -> Result<String, ApiError> {
+    let Ok(Path(raw)) = path else {
+        return Err(ApiError::bad_request(format!("invalid {what} id")));
+    };
+    let ok = !raw.is_empty()
+        && raw.len() <= MAX_ID_LEN
+        && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    if ok {
+        Ok(raw)
+    } else {
+        Err(ApiError::bad_request(format!(
+            "invalid {what} id: 1 to {MAX_ID_LEN} letters, digits or -"
+        )))
+    }
+}
+
+/// A validated action id, recorded on the request span.
+fn action_id(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    let id = parse_id(path, "action")?;
+    record_action(&id);
+    Ok(id)
+}
+
+/// How a desk failure looks on the wire. `Store` details stay in the server log.
+fn desk_error(err: ApprovalError) -> ApiError {
+    match err {
+        ApprovalError::NotFound => {
+            ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such action")
+        }
+        ApprovalError::Invalid(message) => {
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", message)
+        }
+        ApprovalError::Store => {
+            tracing::warn!("approval store failed");
+            ApiError::internal("storage failed; see the server log")
+        }
+    }
+}
+
+/// `{"action","card"}` with the whole card: the API can show any length.
+fn view(desk: &dyn ApprovalDesk, action: &PendingAction) -> Value {
+    let card = desk.card(action, None);
+    json!({"action": action, "card": card})
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ListQuery {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    limit: Option<String>,
+}
+
+/// `None` = every status. Absent means pending: what awaits a decision is what a caller
+/// of this route almost always wants.
+fn parse_status(raw: Option<&str>) -> Result<Option<ActionStatus>, ApiError> {
+    match raw {
+        None => Ok(Some(ActionStatus::Pending)),
+        Some("all") => Ok(None),
+        Some(s) => ActionStatus::parse(s).map(Some).ok_or_else(|| {
+            ApiError::bad_request(format!("invalid status; valid: {VALID_STATUSES}"))
+        }),
+    }
+}
+
+fn parse_limit(raw: Option<&str>) -> Result<usize, ApiError> {
+    let Some(raw) = raw else {
+        return Ok(DEFAULT_LIMIT);
+    };
+    match raw.parse::<usize>() {
+        Ok(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
+        _ => Err(ApiError::bad_request(format!(
+            "limit must be a whole number from 1 to {MAX_LIMIT}"
+        ))),
+    }
+}
+
+pub(crate) async fn list(
+    State(state): State<AppState>,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Ok(Query(query)) = query else {
+        return Err(ApiError::bad_request("malformed query string"));
+    };
+    let status = parse_status(query.status.as_deref())?;
+    let limit = parse_limit(query.limit.as_deref())?;
+    let actions = state
+        .approvals
+        .list(status, limit)
+        .await
+        .map_err(desk_error)?;
+    let desk = state.approvals.as_ref();
+    let items: Vec<Value> = actions.iter().map(|a| view(desk, a)).collect();
+    Ok(Json(json!({"actions": items})))
+}
+
+pub(crate) async fn get_one(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let id = action_id(path)?;
+    match state.approvals.get(&id).await.map_err(desk_error)? {
+        Some(action) => Ok(Json(view(state.approvals.as_ref(), &action))),
+        None => Err(desk_error(ApprovalError::NotFound)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(raw: &str) -> Result<String, ApiError> {
+        parse_id(Ok(Path(raw.to_owned())), "action")
+    }
+
+    #[test]
+    fn ids_are_short_ascii_words() {
+        assert!(id("0f8e-AB12").is_ok());
+        assert!(id(&"a".repeat(MAX_ID_LEN)).is_ok());
+        for bad in [
+            "",
+            "../x",
+            "a/b",
+            "a b",
+            "a.b",
+            "a_b",
+            "é",
+            "a\u{202e}b",
+            "a\0",
+        ] {
+            assert_eq!(
+                id(bad).unwrap_err().status(),
+                StatusCode::BAD_REQUEST,
+                "{bad:?}"
+            );
+        }
+        assert!(id(&"a".repeat(MAX_ID_LEN + 1)).is_err());
+    }
+
+    #[test]
+    fn status_and_limit_rules() {
+        assert_eq!(parse_status(None).unwrap(), Some(ActionStatus::Pending));
+        assert_eq!(parse_status(Some("all")).unwrap(), None);
+        assert_eq!(
+            parse_status(Some("expired")).unwrap(),
+            Some(ActionStatus::Expired)
+        );
+        assert!(parse_status(Some("Pending")).is_err());
+        assert_eq!(parse_limit(None).unwrap(), DEFAULT_LIMIT);
+        assert_eq!(parse_limit(Some("1")).unwrap(), 1);
+        assert_eq!(parse_limit(Some("500")).unwrap(), 500);
+        for bad in ["0", "501", "-1", "x", "", "1.5"] {
+            assert!(parse_limit(Some(bad)).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! The `ApprovalStore` port: pending actions, their append-only audit trail, grants and scores.
+//! Owns the storage semantics of the approval gate (documented here, enforced by `contract`).
+//! Does not own the state machine or policy: `Approvals::resolve` in steward-core decides which
+//! transitions are legal and is the only caller of `transition_action`.
+//!
+//! Limits (every adapter refuses the rest with `InvalidInput`): ids (action, grant, trace,
+//! principal) 1..=128 bytes; tool names, score names and audit events 1..=64 bytes; free text
+//! (arguments, preview, outcome, audit detail) up to 1 MiB; no NUL anywhere.
+
+use crate::StoreError;
+use std::sync::Arc;
+use steward_protocol::{ActionStatus, ConversationId, Grant, PendingAction, Principal, Surface};
+
+/// One line of an action's audit trail. Append-only: no adapter offers a way to change or
+/// remove an entry, and SQL triggers refuse it at the database level too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    pub action_id: String,
+    pub at_ms: i64,
+    pub principal: Principal,
+    pub surface: Surface,
+    /// "created" | "confirm" | "cancel" | "revise" | "expire" | "executed" | "failed" |
+    /// "interrupted" | "edit_requested" | "refused"...: free text, 1..=64 bytes.
+    pub event: String,
+    /// JSON text, or "" when there is nothing to add.
+    pub detail: String,
+    /// The trace of the turn the action belongs to; "" only when there is none.
+    pub trace_id: String,
+}
+
+/// A quality signal tied to a trace (e.g. `user_approval` 1 or 0, `user_edit`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    pub trace_id: String,
+    /// 1..=64 bytes.
+    pub name: String,
+    /// Must be finite.
+    pub value: f64,
+    pub action_id: Option<String>,
+    pub at_ms: i64,
+}
+
+/// Field changes applied together with a status change. `None` leaves a field as it is.
+///
+/// `arguments` and `payload_hash` must be set together (or neither): approval binds to the
+/// hash, so a payload whose hash was not recomputed must never be stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ActionPatch {
+    pub arguments: Option<String>,
+    pub payload_hash: Option<String>,
+    pub preview: Option<String>,
+    pub outcome: Option<String>,
+    pub awaiting_edit: Option<bool>,
+    /// Adds one to `revision`.
+    pub bump_revision: bool,
+}
+
+/// What `transition_action` did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transition {
+    /// The row after the change.
+    Applied(PendingAction),
+    /// The guard did not hold; this is the row as it is, and nothing was written.
+    Conflict(PendingAction),
+    NotFound,
+}
+
+/// The conditions under which `transition_action` may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CasGuard<'a> {
+    /// The status the row must have now.
+    pub from: ActionStatus,
+    /// When set, the stored `payload_hash` (before any patch) must equal it.
+    pub expected_hash: Option<&'a str>,
+    /// When set, the action must still be unexpired at this time (`expires_at_ms > it`).
+    pub unexpired_at_ms: Option<i64>,
+}
+
+#[async_trait::async_trait]
+pub trait ApprovalStore: Send + Sync {
+    /// Inserts a new action (status as given, normally `Pending`) and its "created" audit entry,
+    /// in one transaction. A duplicate id is `InvalidInput` and changes nothing; so is an
+    /// `audit.action_id` different from `action.id`.
+    async fn insert_action(
+        &self,
+        action: &PendingAction,
+        audit: &AuditEntry,
+    ) -> Result<(), StoreError>;
+
+    async fn get_action(&self, id: &str) -> Result<Option<PendingAction>, StoreError>;
+
+    /// Newest first (`created_at_ms` descending, then id ascending). Both filters optional.
+    async fn list_actions(
+        &self,
+        status: Option<ActionStatus>,
+        conversation: Option<&ConversationId>,
+        limit: usize,
+    ) -> Result<Vec<PendingAction>, StoreError>;
+
+    /// Compare-and-set, atomically: sets status `to`, applies `patch` and sets
+    /// `updated_at_ms = now_ms`, only if the guard holds (status == `guard.from`, the stored hash
+    /// matches `guard.expected_hash` when given, `expires_at_ms > guard.unexpired_at_ms` when
+    /// given). If applied, `audit` is inserted in the same transaction and the new row returned.
+    /// Otherwise nothing is written (no audit either): `Conflict(current row)` or `NotFound`.
+    /// `to` may equal `from` (a revision stays pending). `audit.action_id` must equal `id`.
+    async fn transition_action(
+        &self,
+        id: &str,
+        guard: CasGuard<'_>,
+        to: ActionStatus,
+        patch: &ActionPatch,
+        audit: &AuditEntry,
+        now_ms: i64,
+    ) -> Result<Transition, StoreError>;
+
+    /// Audit entries that are not a transition (e.g. "refused"); the action need not exist.
+    async fn append_audit(&self, entry: &AuditEntry) -> Result<(), StoreError>;
+
+    /// Oldest first, in the order the entries were written (not by `at_ms`, which callers
+    /// stamp before taking any lock).
+    async fn list_audit(&self, action_id: &str) -> Result<Vec<AuditEntry>, StoreError>;
+
+    /// Pending actions with `expires_at_ms <= now_ms`, longest overdue first (`expires_at_ms`,
+    /// then id), for the expiry sweep.
+    async fn overdue_actions(
+        &self,
+        now_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<PendingAction>, StoreError>;
+
+    async fn record_score(&self, score: &Score) -> Result<(), StoreError>;
+
+    /// In the order they were recorded.
+    async fn scores_for_trace(&self, trace_id: &str) -> Result<Vec<Score>, StoreError>;
+
+    /// A duplicate id is `InvalidInput`.
+    async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError>;
+
+    /// Newest first (`created_at_ms` descending, then id). `include_inactive == false` keeps
+    /// only grants that are not revoked and have `expires_at_ms > now_ms`.
+    async fn list_grants(
+        &self,
+        include_inactive: bool,
+        now_ms: i64,
+    ) -> Result<Vec<Grant>, StoreError>;
+
+    /// True if this call revoked the grant; false if it was already revoked or is unknown.
+    /// Expiry is not considered (there is no clock here): revoking an expired grant is harmless.
+    async fn revoke_grant(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// An active (not revoked, `expires_at_ms > now_ms`) grant for exactly this conversation
+    /// and tool; the one expiring last when several match.
+    async fn active_grant(
+        &self,
+        conversation: &ConversationId,
+        tool: &str,
+        now_ms: i64,
+    ) -> Result<Option<Grant>, StoreError>;
+}
+
+#[async_trait::async_trait]
+impl<T: ApprovalStore + ?Sized> ApprovalStore for Arc<T> {
+    async fn insert_action(
+        &self,
+        action: &PendingAction,
+        audit: &AuditEntry,
+    ) -> Result<(), StoreError> {
+        (**self).insert_action(action, audit).await
+    }
+
+    async fn get_action(&self, id: &str) -> Result<Option<PendingAction>, StoreError> {
+        (**self).get_action(id).await
+    }
+
+    async fn list_actions(
+        &self,
+        status: Option<ActionStatus>,
+        conversation: Option<&ConversationId>,
+        limit: usize,
+    ) -> Result<Vec<PendingAction>, StoreError> {
+        (**self).list_actions(status, conversation, limit).await
+    }
+
+    async fn transition_action(
+        &self,
+        id: &str,
+        guard: CasGuard<'_>,
+        to: ActionStatus,
+        patch: &ActionPatch,
+        audit: &AuditEntry,
+        now_ms: i64,
+    ) -> Result<Transition, StoreError> {
+        (**self)
+            .transition_action(id, guard, to, patch, audit, now_ms)
+            .await
+    }
+
+    async fn append_audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
+        (**self).append_audit(entry).await
+    }
+
+    async fn list_audit(&self, action_id: &str) -> Result<Vec<AuditEntry>, StoreError> {
+        (**self).list_audit(action_id).await
+    }
+
+    async fn overdue_actions(
+        &self,
+        now_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<PendingAction>, StoreError> {
+        (**self).overdue_actions(now_ms, limit).await
+    }
+
+    async fn record_score(&self, score: &Score) -> Result<(), StoreError> {
+        (**self).record_score(score).await
+    }
+
+    async fn scores_for_trace(&self, trace_id: &str) -> Result<Vec<Score>, StoreError> {
+        (**self).scores_for_trace(trace_id).await
+    }
+
+    async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError> {
+        (**self).insert_grant(grant).await
+    }
+
+    async fn list_grants(
+        &self,
+        include_inactive: bool,
+        now_ms: i64,
+    ) -> Result<Vec<Grant>, StoreError> {
+        (**self).list_grants(include_inactive, now_ms).await
+    }
+
+    async fn revoke_grant(&self, id: &str) -> Result<bool, StoreError> {
+        (**self).revoke_grant(id).await
+    }
+
+    async fn active_grant(
+        &self,
+        conversation: &ConversationId,
+        tool: &str,
+        now_ms: i64,
+    ) -> Result<Option<Grant>, StoreError> {
+        (**self).active_grant(conversation, tool, now_ms).await
+    }
+}

@@ -1,0 +1,91 @@
+//! The SQL for `action_audit` and `scores`: appending and reading, with the row mappings. Both
+//! are written in insertion order and read back in it. Owns no validation.
+//!
+//! There is deliberately no UPDATE or DELETE for `action_audit` here; the database refuses them
+//! anyway (triggers in V2).
+
+use crate::codec::{parse_surface, surface_str};
+use crate::sqlite::decode_err;
+use crate::{AuditEntry, Score, StoreError};
+use rusqlite::{Connection, Row, params};
+use steward_protocol::Principal;
+
+const INSERT_AUDIT: &str = "INSERT INTO action_audit \
+     (action_id, at_ms, principal, surface, event, detail, trace_id) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+const LIST_AUDIT: &str = "SELECT action_id, at_ms, principal, surface, event, detail, trace_id \
+     FROM action_audit WHERE action_id = ?1 ORDER BY id";
+const INSERT_SCORE: &str = "INSERT INTO scores (trace_id, name, value, action_id, at_ms) \
+     VALUES (?1, ?2, ?3, ?4, ?5)";
+const SCORES: &str = "SELECT trace_id, name, value, action_id, at_ms \
+     FROM scores WHERE trace_id = ?1 ORDER BY id";
+
+/// Takes a plain connection so callers can pass a `Transaction` (it derefs to one).
+pub(super) fn insert_audit(conn: &Connection, entry: &AuditEntry) -> Result<(), StoreError> {
+    conn.prepare_cached(INSERT_AUDIT)?.execute(params![
+        entry.action_id,
+        entry.at_ms,
+        entry.principal.0,
+        surface_str(entry.surface),
+        entry.event,
+        entry.detail,
+        entry.trace_id,
+    ])?;
+    Ok(())
+}
+
+fn audit_from_row(row: &Row<'_>) -> Result<AuditEntry, StoreError> {
+    let what = "audit entry";
+    let surface: String = row.get(3).map_err(|e| decode_err(what, e))?;
+    Ok(AuditEntry {
+        action_id: row.get(0).map_err(|e| decode_err(what, e))?,
+        at_ms: row.get(1).map_err(|e| decode_err(what, e))?,
+        principal: Principal(row.get(2).map_err(|e| decode_err(what, e))?),
+        surface: parse_surface(&surface)
+            .ok_or_else(|| StoreError::Corrupt(format!("{what}: invalid surface")))?,
+        event: row.get(4).map_err(|e| decode_err(what, e))?,
+        detail: row.get(5).map_err(|e| decode_err(what, e))?,
+        trace_id: row.get(6).map_err(|e| decode_err(what, e))?,
+    })
+}
+
+pub(super) fn list_audit(
+    conn: &Connection,
+    action_id: &str,
+) -> Result<Vec<AuditEntry>, StoreError> {
+    let mut stmt = conn.prepare_cached(LIST_AUDIT)?;
+    let mut rows = stmt.query([action_id])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(audit_from_row(row)?);
+    }
+    Ok(out)
+}
+
+pub(super) fn insert_score(conn: &Connection, score: &Score) -> Result<(), StoreError> {
+    conn.prepare_cached(INSERT_SCORE)?.execute(params![
+        score.trace_id,
+        score.name,
+        score.value,
+        score.action_id,
+        score.at_ms,
+    ])?;
+    Ok(())
+}
+
+pub(super) fn scores(conn: &Connection, trace_id: &str) -> Result<Vec<Score>, StoreError> {
+    let what = "score";
+    let mut stmt = conn.prepare_cached(SCORES)?;
+    let mut rows = stmt.query([trace_id])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(Score {
+            trace_id: row.get(0).map_err(|e| decode_err(what, e))?,
+            name: row.get(1).map_err(|e| decode_err(what, e))?,
+            value: row.get(2).map_err(|e| decode_err(what, e))?,
+            action_id: row.get(3).map_err(|e| decode_err(what, e))?,
+            at_ms: row.get(4).map_err(|e| decode_err(what, e))?,
+        });
+    }
+    Ok(out)
+}

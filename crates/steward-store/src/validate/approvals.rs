@@ -1,0 +1,220 @@
+//! Input limits for the approval records (actions, audit entries, patches, scores, grants), so
+//! every adapter refuses the same inputs. Like the rest of `validate`, messages name the field
+//! and the problem but never echo the text: arguments and outcomes may hold secrets.
+
+use super::{MAX_ID_LEN, MAX_NAME_LEN, MAX_TEXT_LEN, no_nul};
+use crate::{ActionPatch, AuditEntry, Score, StoreError};
+use steward_protocol::{Grant, PendingAction};
+
+fn bounded(what: &str, text: &str, min: usize, max: usize) -> Result<(), StoreError> {
+    if text.len() < min {
+        return Err(StoreError::InvalidInput(format!("{what} is empty")));
+    }
+    if text.len() > max {
+        return Err(StoreError::InvalidInput(format!(
+            "{what} is {} bytes; the limit is {max}",
+            text.len()
+        )));
+    }
+    no_nul(what, text)
+}
+
+/// Action, grant, trace and principal ids, and payload hashes.
+pub(crate) fn id(what: &str, text: &str) -> Result<(), StoreError> {
+    bounded(what, text, 1, MAX_ID_LEN)
+}
+
+/// Tool names, score names, audit events.
+pub(crate) fn name(what: &str, text: &str) -> Result<(), StoreError> {
+    bounded(what, text, 1, MAX_NAME_LEN)
+}
+
+fn text(what: &str, text: &str) -> Result<(), StoreError> {
+    bounded(what, text, 0, MAX_TEXT_LEN)
+}
+
+pub(crate) fn action(action: &PendingAction) -> Result<(), StoreError> {
+    id("action id", &action.id)?;
+    name("action tool", &action.tool)?;
+    text("action arguments", &action.arguments)?;
+    id("action payload hash", &action.payload_hash)?;
+    text("action preview", &action.preview)?;
+    id("action trace id", &action.trace_id)?;
+    id("action principal", &action.principal.0)?;
+    if let Some(outcome) = &action.outcome {
+        text("action outcome", outcome)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn audit(entry: &AuditEntry) -> Result<(), StoreError> {
+    id("audit action id", &entry.action_id)?;
+    id("audit principal", &entry.principal.0)?;
+    name("audit event", &entry.event)?;
+    text("audit detail", &entry.detail)?;
+    // Empty means "no detail"; otherwise readers parse it, so it must be JSON.
+    if !entry.detail.is_empty()
+        && serde_json::from_str::<serde::de::IgnoredAny>(&entry.detail).is_err()
+    {
+        return Err(StoreError::InvalidInput(
+            "audit detail is neither empty nor JSON".into(),
+        ));
+    }
+    // A "refused" entry may have no trace to refer to.
+    bounded("audit trace id", &entry.trace_id, 0, MAX_ID_LEN)
+}
+
+pub(crate) fn patch(patch: &ActionPatch) -> Result<(), StoreError> {
+    if patch.arguments.is_some() != patch.payload_hash.is_some() {
+        return Err(StoreError::InvalidInput(
+            "a patch must change arguments and payload hash together".into(),
+        ));
+    }
+    if let Some(arguments) = &patch.arguments {
+        text("patch arguments", arguments)?;
+    }
+    if let Some(hash) = &patch.payload_hash {
+        id("patch payload hash", hash)?;
+    }
+    if let Some(preview) = &patch.preview {
+        text("patch preview", preview)?;
+    }
+    if let Some(outcome) = &patch.outcome {
+        text("patch outcome", outcome)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn score(score: &Score) -> Result<(), StoreError> {
+    id("score trace id", &score.trace_id)?;
+    name("score name", &score.name)?;
+    if !score.value.is_finite() {
+        // SQLite would store NaN as NULL; infinities mean a bug upstream either way.
+        return Err(StoreError::InvalidInput("score value is not finite".into()));
+    }
+    if let Some(action_id) = &score.action_id {
+        id("score action id", action_id)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn grant(grant: &Grant) -> Result<(), StoreError> {
+    id("grant id", &grant.id)?;
+    name("grant tool", &grant.tool)?;
+    id("grant principal", &grant.principal.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use steward_protocol::{ActionKind, ActionStatus, ConversationId, Principal, Surface};
+
+    fn sample() -> PendingAction {
+        PendingAction {
+            id: "a1".into(),
+            kind: ActionKind::Tool,
+            tool: "send_email".into(),
+            arguments: "{}".into(),
+            payload_hash: "ab".repeat(32),
+            preview: String::new(),
+            trace_id: "t1".into(),
+            conversation: ConversationId::parse("c1").unwrap(),
+            surface: Surface::Cli,
+            principal: Principal::owner(),
+            created_at_ms: 0,
+            expires_at_ms: 1,
+            status: ActionStatus::Pending,
+            revision: 0,
+            awaiting_edit: false,
+            outcome: None,
+            updated_at_ms: 0,
+        }
+    }
+
+    fn entry() -> AuditEntry {
+        AuditEntry {
+            action_id: "a1".into(),
+            at_ms: 0,
+            principal: Principal::owner(),
+            surface: Surface::Http,
+            event: "confirm".into(),
+            detail: String::new(),
+            trace_id: String::new(),
+        }
+    }
+
+    #[test]
+    fn limits_are_inclusive_at_the_boundary() {
+        let mut a = sample();
+        a.id = "i".repeat(MAX_ID_LEN);
+        a.tool = "t".repeat(MAX_NAME_LEN);
+        assert!(action(&a).is_ok());
+        a.id.push('i');
+        assert!(action(&a).is_err());
+        let mut a = sample();
+        a.tool.push_str(&"t".repeat(MAX_NAME_LEN));
+        assert!(action(&a).is_err());
+        let mut a = sample();
+        a.tool.clear();
+        assert!(action(&a).is_err());
+        let mut a = sample();
+        a.preview = "p".repeat(MAX_TEXT_LEN + 1);
+        assert!(action(&a).is_err());
+    }
+
+    #[test]
+    fn audit_detail_must_be_empty_or_json_and_errors_do_not_echo_it() {
+        let mut e = entry();
+        assert!(audit(&e).is_ok());
+        e.detail = r#"{"reason":"late"}"#.into();
+        assert!(audit(&e).is_ok());
+        e.detail = "sk-live-secret not json".into();
+        let msg = audit(&e).unwrap_err().to_string();
+        assert!(!msg.contains("sk-live"), "{msg}");
+        e.detail = String::new();
+        e.event = "e".repeat(MAX_NAME_LEN + 1);
+        assert!(audit(&e).is_err());
+    }
+
+    #[test]
+    fn patch_arguments_and_hash_go_together() {
+        assert!(patch(&ActionPatch::default()).is_ok());
+        let half = ActionPatch {
+            arguments: Some("{}".into()),
+            ..ActionPatch::default()
+        };
+        assert!(patch(&half).is_err());
+        let other_half = ActionPatch {
+            payload_hash: Some("h".into()),
+            ..ActionPatch::default()
+        };
+        assert!(patch(&other_half).is_err());
+        let whole = ActionPatch {
+            arguments: Some("{}".into()),
+            payload_hash: Some("h".into()),
+            ..ActionPatch::default()
+        };
+        assert!(patch(&whole).is_ok());
+        let nul = ActionPatch {
+            outcome: Some("a\0b".into()),
+            ..ActionPatch::default()
+        };
+        assert!(patch(&nul).is_err());
+    }
+
+    #[test]
+    fn scores_must_be_finite() {
+        let mut s = Score {
+            trace_id: "t".into(),
+            name: "user_approval".into(),
+            value: 1.0,
+            action_id: None,
+            at_ms: 0,
+        };
+        assert!(score(&s).is_ok());
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            s.value = bad;
+            assert!(score(&s).is_err());
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Shared fixture for the SQL tool tests: a throwaway SQLite file with ordinary tables
+//! (`notes`, `tasks`, `projects`), Steward's protected tables (filled with rows), a trigger
+//! on `notes` and a foreign key from `scores` to `projects` that reach a protected table
+//! from an ordinary one, and views.
+
+#![allow(dead_code)]
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+use steward_protocol::{ConversationId, ToolCall};
+use steward_tools::{SqlToolsConfig, ToolContext, ToolOutcome, ToolRegistry, sql_tools};
+
+const SCHEMA: &str = "
+CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT);
+CREATE TABLE tasks (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL,
+                    done INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE projects (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE pending_actions (id TEXT PRIMARY KEY, tool TEXT NOT NULL, arguments TEXT NOT NULL,
+                              status TEXT NOT NULL, expires_at_ms INTEGER NOT NULL);
+CREATE TABLE action_audit (id INTEGER PRIMARY KEY AUTOINCREMENT, action_id TEXT NOT NULL,
+                           event TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '');
+CREATE TABLE grants (id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, tool TEXT NOT NULL,
+                     expires_at_ms INTEGER NOT NULL, revoked INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE scores (id INTEGER PRIMARY KEY AUTOINCREMENT, trace_id TEXT NOT NULL,
+                     name TEXT NOT NULL, value REAL NOT NULL,
+                     project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE);
+CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE INDEX grants_by_tool ON grants (tool);
+CREATE TRIGGER action_audit_no_delete BEFORE DELETE ON action_audit
+BEGIN SELECT RAISE(ABORT, 'action_audit is append-only'); END;
+-- An ordinary table whose trigger writes a protected one.
+CREATE TRIGGER notes_audit AFTER INSERT ON notes
+BEGIN INSERT INTO action_audit (action_id, event) VALUES ('note', 'inserted'); END;
+CREATE VIEW pending_view AS SELECT id, status FROM pending_actions;
+CREATE VIEW open_tasks AS SELECT id, title FROM tasks WHERE done = 0;
+
+INSERT INTO notes (id, title, body) VALUES
+    (1, 'groceries', 'milk' || char(10) || 'eggs'),
+    (2, 'ideas', 'tab' || char(9) || 'here'),
+    (3, 'empty', NULL);
+INSERT INTO tasks (title, done) VALUES ('write report', 0), ('call bank', 1), ('water plants', 0);
+INSERT INTO pending_actions VALUES ('a1', 'db_execute', '{}', 'pending', 9999999999999);
+INSERT INTO action_audit (action_id, event) VALUES ('a1', 'created');
+INSERT INTO grants VALUES ('g1', 'test:1', 'db_execute', 9999999999999, 0);
+INSERT INTO projects VALUES (1, 'house');
+INSERT INTO scores (trace_id, name, value, project_id) VALUES ('t1', 'user_approval', 1.0, 1);
+INSERT INTO kv VALUES ('secret_setting', 'do-not-leak');
+";
+
+static NEXT: AtomicU32 = AtomicU32::new(0);
+
+/// A temp directory holding `steward.db`; removed on drop.
+pub struct Fixture {
+    pub dir: PathBuf,
+    pub db: PathBuf,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!(
+            "steward-sql-test-{}-{n}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("steward.db");
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(SCHEMA).unwrap();
+        drop(conn);
+        Fixture { dir, db }
+    }
+
+    pub fn cfg(&self) -> SqlToolsConfig {
+        SqlToolsConfig::new(&self.db)
+    }
+
+    /// A plain connection with no guard, for checking what really happened.
+    pub fn raw(&self) -> Connection {
+        Connection::open(&self.db).unwrap()
+    }
+
+    /// Every row of every protected table, plus their schema and every trigger, as one
+    /// string: equal before and after means nothing protected changed and no trigger appeared.
+    pub fn protected_snapshot(&self) -> String {
+        let conn = self.raw();
+        let mut out = String::new();
+        for table in steward_store::PROTECTED_TABLES {
+            out.push_str(&dump(
+                &conn,
+                &format!("SELECT * FROM \"{table}\" ORDER BY 1"),
+            ));
+        }
+        let names: Vec<String> = steward_store::PROTECTED_TABLES
+            .iter()
+            .map(|t| format!("'{t}'"))
+            .collect();
+        out.push_str(&dump(
+            &conn,
+            &format!(
+                "SELECT type, name, tbl_name, sql FROM sqlite_schema \
+                 WHERE type = 'trigger' OR lower(tbl_name) IN ({}) ORDER BY name",
+                names.join(",")
+            ),
+        ));
+        out
+    }
+
+    /// Every row of an ordinary table.
+    pub fn table(&self, table: &str) -> String {
+        dump(
+            &self.raw(),
+            &format!("SELECT * FROM \"{table}\" ORDER BY 1"),
+        )
+    }
+
+    pub fn count(&self, table: &str) -> i64 {
+        self.raw()
+            .query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    }
+
+    pub fn object_exists(&self, name: &str) -> bool {
+        self.raw()
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE name = ?1",
+                [name],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap()
+            > 0
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn dump(conn: &Connection, sql: &str) -> String {
+    let mut stmt = conn.prepare(sql).unwrap();
+    let n = stmt.column_count();
+    let mut rows = stmt.query([]).unwrap();
+    let mut out = String::new();
+    while let Some(row) = rows.next().unwrap() {
+        for i in 0..n {
+            let v: rusqlite::types::Value = row.get(i).unwrap();
+            out.push_str(&format!("{v:?}|"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+pub fn registry(cfg: SqlToolsConfig) -> ToolRegistry {
+    let mut r = ToolRegistry::new().with_timeout(Duration::from_secs(60));
+    for tool in sql_tools(cfg) {
+        r.register(tool).unwrap();
+    }
+    r
+}
+
+pub fn ctx() -> ToolContext {
+    ToolContext {
+        conversation: ConversationId::parse("test:1").unwrap(),
+        timezone: None,
+    }
+}
+
+pub fn args(sql: &str) -> Value {
+    json!({ "sql": sql })
+}
+
+pub async fn call(r: &ToolRegistry, tool: &str, args: Value) -> ToolOutcome {
+    let call = ToolCall {
+        id: "c1".into(),
+        name: tool.into(),
+        arguments: args.to_string(),
+    };
+    r.call(&call, &ctx()).await
+}
+
+pub async fn query(r: &ToolRegistry, sql: &str) -> ToolOutcome {
+    call(r, "db_query", args(sql)).await
+}
+
+pub async fn execute(r: &ToolRegistry, sql: &str) -> ToolOutcome {
+    call(r, "db_execute", args(sql)).await
+}
+
+/// The lines of a successful db_query output.
+pub fn lines(out: &ToolOutcome) -> Vec<&str> {
+    assert!(out.ok, "{}", out.output);
+    out.output.split('\n').collect()
+}

@@ -1,0 +1,178 @@
+//! The approval gate through the real binary: a consequential tool call becomes a pending
+//! card over the API, confirm runs it once, the agent's follow-up arrives in the same
+//! conversation; a crash between confirm and execute never runs the action again.
+
+mod support;
+
+use serde_json::{Value, json};
+use steward_testkit::{FakeModel, Reply, Step};
+use support::*;
+
+fn serve(dir: &TempDir, fake: &FakeModel, extra: &[(&str, &str)]) -> Server {
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN).env("STEWARD_SQL_ALLOW_DDL", "true");
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    start_server(cmd)
+}
+
+async fn send(srv: &Server, conv: &str, text: &str) -> Value {
+    let resp = client()
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"conversation_id": conv, "text": text}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    resp.json().await.unwrap()
+}
+
+async fn confirm(srv: &Server, id: &str) -> reqwest::Result<reqwest::Response> {
+    client()
+        .post(srv.url(&format!("/api/v1/approvals/{id}/confirm")))
+        .bearer_auth(TOKEN)
+        .json(&json!({}))
+        .send()
+        .await
+}
+
+fn rows(dir: &TempDir, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(dir.path().join("steward.db")).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// Create the `visits` table through the gate (DDL is allowed in these tests).
+async fn create_table(srv: &Server, fake: &FakeModel) {
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        r#"{"sql":"CREATE TABLE visits (place TEXT)"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("I need your approval to create the table.")));
+    let body = send(srv, "setup", "make a visits table").await;
+    let id = body["approvals"][0]["action_id"].as_str().unwrap().to_owned();
+    fake.push(Step::Reply(Reply::text("Table created.")));
+    let resp = confirm(srv, &id).await.unwrap();
+    assert_eq!(resp.status(), 200);
+}
+
+#[tokio::test]
+async fn message_card_confirm_runs_once_and_the_agent_follows_up() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("approve");
+    let srv = serve(&dir, &fake, &[]);
+    create_table(&srv, &fake).await;
+
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        r#"{"sql":"INSERT INTO visits (place) VALUES ('Lisbon')"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("Shall I record Lisbon? Please approve.")));
+    let body = send(&srv, "trips", "log my visit to Lisbon").await;
+    assert_eq!(body["reply"], "Shall I record Lisbon? Please approve.");
+    let card = &body["approvals"][0];
+    let id = card["action_id"].as_str().unwrap().to_owned();
+    assert_eq!(card["tool"], "db_execute");
+    assert!(card["text"].as_str().unwrap().contains("will affect 1 row"), "{card}");
+    assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 0, "nothing ran before approval");
+
+    let pending: Value = client()
+        .get(srv.url("/api/v1/approvals?status=pending"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(pending["actions"].as_array().unwrap().iter().any(|a| a["action"]["id"] == id.as_str()));
+
+    fake.push(Step::Reply(Reply::text("Recorded your visit to Lisbon.")));
+    let resp = confirm(&srv, &id).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let done: Value = resp.json().await.unwrap();
+    assert_eq!(done["action"]["status"], "executed");
+    assert_eq!(done["reply"], "Recorded your visit to Lisbon.");
+    assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 1, "ran exactly once");
+
+    // The follow-up turn ran in the same conversation and saw the result.
+    let last = fake.requests().last().unwrap().body["messages"].to_string();
+    assert!(last.contains("log my visit to Lisbon"), "same conversation: {last}");
+    assert!(last.contains("action_result"));
+
+    // A second confirm is harmless; a cancel now conflicts.
+    let again: Value = confirm(&srv, &id).await.unwrap().json().await.unwrap();
+    assert_eq!(again["already"], true);
+    assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 1);
+    let cancel = client()
+        .post(srv.url(&format!("/api/v1/approvals/{id}/cancel")))
+        .bearer_auth(TOKEN)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancel.status(), 409);
+}
+
+#[tokio::test]
+async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("crash");
+    let srv = serve(&dir, &fake, &[]);
+    create_table(&srv, &fake).await;
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        r#"{"sql":"INSERT INTO visits (place) VALUES ('Oslo')"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("Approve?")));
+    let body = send(&srv, "crashy", "log Oslo").await;
+    let id = body["approvals"][0]["action_id"].as_str().unwrap().to_owned();
+    let pending_id = {
+        fake.push(Step::Reply(Reply::tool_call(
+            "db_execute",
+            r#"{"sql":"INSERT INTO visits (place) VALUES ('Rome')"}"#,
+        )));
+        fake.push(Step::Reply(Reply::text("Approve?")));
+        let body = send(&srv, "crashy2", "log Rome").await;
+        body["approvals"][0]["action_id"].as_str().unwrap().to_owned()
+    };
+    assert!(srv.terminate().success());
+
+    // Restart with the failpoint: the process dies right after confirming.
+    let srv = serve(&dir, &fake, &[("STEWARD_TEST_FAILPOINT", "after_confirm")]);
+    assert!(confirm(&srv, &id).await.is_err(), "the server died mid-confirm");
+    drop(srv);
+
+    let srv = serve(&dir, &fake, &[]);
+    assert!(srv.stderr_text().contains("interrupted"), "{}", srv.stderr_text());
+    let got: Value = client()
+        .get(srv.url(&format!("/api/v1/approvals/{id}")))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got["action"]["status"], "failed");
+    assert!(got["action"]["outcome"].as_str().unwrap().contains("interrupted"));
+    assert_eq!(rows(&dir, "SELECT count(*) FROM visits WHERE place = 'Oslo'"), 0, "never ran");
+    // The other action is still pending: a restart approves nothing.
+    let other: Value = client()
+        .get(srv.url(&format!("/api/v1/approvals/{pending_id}")))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(other["action"]["status"], "pending");
+    // The owner was told in the conversation: the next turn's history carries the notice.
+    fake.push(Step::Reply(Reply::text("Sorry about that.")));
+    send(&srv, "crashy", "what happened?").await;
+    let last = fake.requests().last().unwrap().body["messages"].to_string();
+    assert!(last.contains("was interrupted"), "{last}");
+}
