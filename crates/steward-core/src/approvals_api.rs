@@ -2,8 +2,8 @@
 //! owns: crash recovery at start, the expiry sweep, and the follow-up turn that lets the
 //! agent continue once an approved action has run.
 
-use crate::approvals::card::render_card;
 use crate::approvals::Resolved;
+use crate::approvals::card::render_card;
 use crate::port::{ApprovalDesk, ApprovalError, Resolution, TurnStream};
 use crate::steward::Steward;
 use crate::turn::TurnKind;

@@ -261,7 +261,11 @@ async fn tool_policy_matrix_side_effects_only_with_an_approval_for_that_payload(
                 (_, Surface::System) => PolicyDecision::Refuse,
                 _ => PolicyDecision::Ask,
             };
-            assert_eq!(decide(effect, surface, &ApprovalSettings::default()), expected, "{label}");
+            assert_eq!(
+                decide(effect, surface, &ApprovalSettings::default()),
+                expected,
+                "{label}"
+            );
             match expected {
                 PolicyDecision::Allow => {
                     assert_eq!(tool.count(), 1, "{label}");

@@ -70,7 +70,9 @@ pub enum Decision {
     Confirm,
     Cancel,
     /// Replace the arguments; re-checked by the originating tool's validator; stays pending.
-    Revise { arguments: serde_json::Value },
+    Revise {
+        arguments: serde_json::Value,
+    },
 }
 
 impl Decision {

@@ -5,9 +5,9 @@ use anyhow::Context;
 use std::sync::Arc;
 use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, ModelBinding, Steward, StewardDeps};
-use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 use steward_llm::{ModelRef, Models, RetryPolicy};
 use steward_store::SqliteStore;
+use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 
 pub struct App {
     pub steward: Steward,

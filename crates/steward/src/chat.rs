@@ -58,8 +58,12 @@ async fn interactive(
     conversation: &mut ConversationId,
     lines: &mut Lines,
 ) -> anyhow::Result<()> {
-    let label = steward.model_label().unwrap_or_else(|| "no model configured".into());
-    eprintln!("Steward chat — conversation {conversation}, model {label}. /new starts a thread, /exit quits.");
+    let label = steward
+        .model_label()
+        .unwrap_or_else(|| "no model configured".into());
+    eprintln!(
+        "Steward chat — conversation {conversation}, model {label}. /new starts a thread, /exit quits."
+    );
     loop {
         eprint!("› ");
         let Some(line) = lines.next_line().await? else {
@@ -159,7 +163,10 @@ async fn decide(
         Answer::Yes => Decision::Confirm,
         Answer::No => Decision::Cancel,
         Answer::Later => {
-            eprintln!("Left pending (id {}); it expires if nobody decides.", card.action_id);
+            eprintln!(
+                "Left pending (id {}); it expires if nobody decides.",
+                card.action_id
+            );
             return None;
         }
         Answer::Edit(change) => {

@@ -140,8 +140,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Files allowed to change an action's status: the resolve path, and the store adapter
 /// that implements the compare-and-set (plus its own contract tests).
 fn may_write_action_status(rel: &str) -> bool {
-    rel == "steward-core/src/approvals/resolve.rs"
-        || rel.starts_with("steward-store/")
+    rel == "steward-core/src/approvals/resolve.rs" || rel.starts_with("steward-store/")
 }
 
 fn status_writers() -> Vec<String> {
@@ -150,7 +149,11 @@ fn status_writers() -> Vec<String> {
     rust_files(&root, &mut files);
     let mut bad = Vec::new();
     for file in files {
-        let rel = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = file
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         if rel.starts_with("steward/tests/architecture.rs") {
             continue;
         }
@@ -172,7 +175,9 @@ fn only_resolve_changes_an_actions_status() {
         "only steward-core/src/approvals/resolve.rs may change an action's status; also found in: {bad:?}"
     );
     // The check itself can fail: the resolve path really does call it.
-    let resolve = std::fs::read_to_string(crates_dir().join("steward-core/src/approvals/resolve.rs")).unwrap();
+    let resolve =
+        std::fs::read_to_string(crates_dir().join("steward-core/src/approvals/resolve.rs"))
+            .unwrap();
     assert!(resolve.contains(".transition_action("));
     assert!(!may_write_action_status("steward-core/src/turn.rs"));
 }

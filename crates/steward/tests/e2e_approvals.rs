@@ -11,7 +11,8 @@ use support::*;
 fn serve(dir: &TempDir, fake: &FakeModel, extra: &[(&str, &str)]) -> Server {
     let mut cmd = base_command(dir.path());
     with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
-    cmd.env("STEWARD_API_TOKEN", TOKEN).env("STEWARD_SQL_ALLOW_DDL", "true");
+    cmd.env("STEWARD_API_TOKEN", TOKEN)
+        .env("STEWARD_SQL_ALLOW_DDL", "true");
     for (k, v) in extra {
         cmd.env(k, v);
     }
@@ -50,9 +51,14 @@ async fn create_table(srv: &Server, fake: &FakeModel) {
         "db_execute",
         r#"{"sql":"CREATE TABLE visits (place TEXT)"}"#,
     )));
-    fake.push(Step::Reply(Reply::text("I need your approval to create the table.")));
+    fake.push(Step::Reply(Reply::text(
+        "I need your approval to create the table.",
+    )));
     let body = send(srv, "setup", "make a visits table").await;
-    let id = body["approvals"][0]["action_id"].as_str().unwrap().to_owned();
+    let id = body["approvals"][0]["action_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     fake.push(Step::Reply(Reply::text("Table created.")));
     let resp = confirm(srv, &id).await.unwrap();
     assert_eq!(resp.status(), 200);
@@ -69,14 +75,23 @@ async fn message_card_confirm_runs_once_and_the_agent_follows_up() {
         "db_execute",
         r#"{"sql":"INSERT INTO visits (place) VALUES ('Lisbon')"}"#,
     )));
-    fake.push(Step::Reply(Reply::text("Shall I record Lisbon? Please approve.")));
+    fake.push(Step::Reply(Reply::text(
+        "Shall I record Lisbon? Please approve.",
+    )));
     let body = send(&srv, "trips", "log my visit to Lisbon").await;
     assert_eq!(body["reply"], "Shall I record Lisbon? Please approve.");
     let card = &body["approvals"][0];
     let id = card["action_id"].as_str().unwrap().to_owned();
     assert_eq!(card["tool"], "db_execute");
-    assert!(card["text"].as_str().unwrap().contains("will affect 1 row"), "{card}");
-    assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 0, "nothing ran before approval");
+    assert!(
+        card["text"].as_str().unwrap().contains("will affect 1 row"),
+        "{card}"
+    );
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits"),
+        0,
+        "nothing ran before approval"
+    );
 
     let pending: Value = client()
         .get(srv.url("/api/v1/approvals?status=pending"))
@@ -87,7 +102,13 @@ async fn message_card_confirm_runs_once_and_the_agent_follows_up() {
         .json()
         .await
         .unwrap();
-    assert!(pending["actions"].as_array().unwrap().iter().any(|a| a["action"]["id"] == id.as_str()));
+    assert!(
+        pending["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["action"]["id"] == id.as_str())
+    );
 
     fake.push(Step::Reply(Reply::text("Recorded your visit to Lisbon.")));
     let resp = confirm(&srv, &id).await.unwrap();
@@ -95,11 +116,18 @@ async fn message_card_confirm_runs_once_and_the_agent_follows_up() {
     let done: Value = resp.json().await.unwrap();
     assert_eq!(done["action"]["status"], "executed");
     assert_eq!(done["reply"], "Recorded your visit to Lisbon.");
-    assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 1, "ran exactly once");
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits"),
+        1,
+        "ran exactly once"
+    );
 
     // The follow-up turn ran in the same conversation and saw the result.
     let last = fake.requests().last().unwrap().body["messages"].to_string();
-    assert!(last.contains("log my visit to Lisbon"), "same conversation: {last}");
+    assert!(
+        last.contains("log my visit to Lisbon"),
+        "same conversation: {last}"
+    );
     assert!(last.contains("action_result"));
 
     // A second confirm is harmless; a cancel now conflicts.
@@ -128,7 +156,10 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
     )));
     fake.push(Step::Reply(Reply::text("Approve?")));
     let body = send(&srv, "crashy", "log Oslo").await;
-    let id = body["approvals"][0]["action_id"].as_str().unwrap().to_owned();
+    let id = body["approvals"][0]["action_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let pending_id = {
         fake.push(Step::Reply(Reply::tool_call(
             "db_execute",
@@ -136,17 +167,27 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
         )));
         fake.push(Step::Reply(Reply::text("Approve?")));
         let body = send(&srv, "crashy2", "log Rome").await;
-        body["approvals"][0]["action_id"].as_str().unwrap().to_owned()
+        body["approvals"][0]["action_id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
     };
     assert!(srv.terminate().success());
 
     // Restart with the failpoint: the process dies right after confirming.
     let srv = serve(&dir, &fake, &[("STEWARD_TEST_FAILPOINT", "after_confirm")]);
-    assert!(confirm(&srv, &id).await.is_err(), "the server died mid-confirm");
+    assert!(
+        confirm(&srv, &id).await.is_err(),
+        "the server died mid-confirm"
+    );
     drop(srv);
 
     let srv = serve(&dir, &fake, &[]);
-    assert!(srv.stderr_text().contains("interrupted"), "{}", srv.stderr_text());
+    assert!(
+        srv.stderr_text().contains("interrupted"),
+        "{}",
+        srv.stderr_text()
+    );
     let got: Value = client()
         .get(srv.url(&format!("/api/v1/approvals/{id}")))
         .bearer_auth(TOKEN)
@@ -157,8 +198,17 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
         .await
         .unwrap();
     assert_eq!(got["action"]["status"], "failed");
-    assert!(got["action"]["outcome"].as_str().unwrap().contains("interrupted"));
-    assert_eq!(rows(&dir, "SELECT count(*) FROM visits WHERE place = 'Oslo'"), 0, "never ran");
+    assert!(
+        got["action"]["outcome"]
+            .as_str()
+            .unwrap()
+            .contains("interrupted")
+    );
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits WHERE place = 'Oslo'"),
+        0,
+        "never ran"
+    );
     // The other action is still pending: a restart approves nothing.
     let other: Value = client()
         .get(srv.url(&format!("/api/v1/approvals/{pending_id}")))
@@ -175,4 +225,122 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
     send(&srv, "crashy", "what happened?").await;
     let last = fake.requests().last().unwrap().body["messages"].to_string();
     assert!(last.contains("was interrupted"), "{last}");
+}
+
+fn chat_with_stdin(
+    dir: &std::path::Path,
+    fake: &FakeModel,
+    args: &[&str],
+    stdin: &'static str,
+) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut cmd = base_command(dir);
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_SQL_ALLOW_DDL", "true")
+        .arg("chat")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn table_exists(dir: &TempDir, name: &str) -> bool {
+    rows(
+        dir,
+        &format!("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = '{name}'"),
+    ) == 1
+}
+
+#[tokio::test]
+async fn the_terminal_shows_the_card_and_takes_the_answer_in_place() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("cli-card");
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        r#"{"sql":"CREATE TABLE books (title TEXT)"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("Approve creating the table?")));
+    fake.push(Step::Reply(Reply::text("The books table is ready.")));
+    let f = fake.clone();
+    let d = dir.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        chat_with_stdin(&d, &f, &[], "make a books table\ny\n/exit\n")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("approval needed"), "{stderr}");
+    assert!(
+        stderr.contains("CREATE TABLE books"),
+        "the card shows the payload: {stderr}"
+    );
+    assert!(stdout.contains("The books table is ready."), "{stdout}");
+    assert!(table_exists(&dir, "books"));
+}
+
+#[tokio::test]
+async fn chat_m_without_an_answer_leaves_the_action_pending() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("cli-later");
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        r#"{"sql":"CREATE TABLE later (x)"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("Needs approval.")));
+    let f = fake.clone();
+    let d = dir.path().to_path_buf();
+    let out =
+        tokio::task::spawn_blocking(move || chat_with_stdin(&d, &f, &["-m", "make a table"], ""))
+            .await
+            .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Left pending"), "{stderr}");
+    assert!(!table_exists(&dir, "later"));
+    assert_eq!(
+        rows(
+            &dir,
+            "SELECT count(*) FROM pending_actions WHERE status = 'pending'"
+        ),
+        1
+    );
+}
+
+#[tokio::test]
+async fn auto_approve_is_an_explicit_terminal_opt_in() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("cli-auto");
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        r#"{"sql":"CREATE TABLE auto (x)"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("Created.")));
+    let f = fake.clone();
+    let d = dir.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        chat_with_stdin(&d, &f, &["--auto-approve", "-m", "make a table"], "")
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(table_exists(&dir, "auto"));
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM pending_actions"),
+        0,
+        "no card when the user opted in"
+    );
 }

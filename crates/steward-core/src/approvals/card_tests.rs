@@ -88,15 +88,16 @@ fn assert_honest(out: &str) {
 /// the word they sit in, so they count as word breaks.
 fn assert_card_honest(text: &str) {
     let mut out = String::new();
-    let mut chars = text.chars();
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        if c == '\\' {
+        out.push(c);
+        // Outside JSON a backslash is literal, so only an ASCII follower is consumed.
+        if c == '\\' && chars.peek().is_some_and(char::is_ascii) {
+            out.pop();
+            out.push(' ');
             if chars.next() == Some('u') {
                 chars.by_ref().take(4).for_each(drop);
             }
-            out.push(' ');
-        } else {
-            out.push(c);
         }
     }
     assert_honest(&out);

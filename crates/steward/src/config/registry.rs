@@ -229,7 +229,10 @@ pub(crate) static FIELDS: &[Field] = &[
         key: "approvals.ttl_secs",
         env: Some("STEWARD_APPROVAL_TTL_SECS"),
         default: Default::Text("1800"),
-        rule: Rule::Int { min: 10, max: 604_800 },
+        rule: Rule::Int {
+            min: 10,
+            max: 604_800,
+        },
         secret: false,
         help: "How long an approval card stays valid unless its tool says otherwise, in seconds",
         apply: |s, v| s.approvals.ttl = secs(v),
@@ -265,7 +268,10 @@ pub(crate) static FIELDS: &[Field] = &[
         key: "sql.max_rows",
         env: None,
         default: Default::Text("200"),
-        rule: Rule::Int { min: 1, max: 10_000 },
+        rule: Rule::Int {
+            min: 1,
+            max: 10_000,
+        },
         secret: false,
         help: "Most rows `db_query` returns",
         apply: |s, v| s.sql.max_rows = to_usize(v),
