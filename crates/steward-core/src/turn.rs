@@ -163,10 +163,10 @@ async fn turn_body(
         return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));
     };
     let conversation = &inbound.conversation;
-    if kind == TurnKind::User {
-        if let Some(done) = edit_turn(ctx, inbound, events).await? {
-            return Ok(done);
-        }
+    if kind == TurnKind::User
+        && let Some(done) = edit_turn(ctx, inbound, events).await?
+    {
+        return Ok(done);
     }
     let stored = inner
         .store

@@ -172,16 +172,16 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
             }
             Op::Sweep => {
                 h.steward.expire_overdue().await.unwrap();
-                for i in 0..state.len() {
-                    if state[i] == ActionStatus::Pending && expired[i] {
-                        state[i] = ActionStatus::Expired;
+                for (s, e) in state.iter_mut().zip(&expired) {
+                    if *s == ActionStatus::Pending && *e {
+                        *s = ActionStatus::Expired;
                     }
                 }
             }
         }
-        for i in 0..state.len() {
+        for (i, expected) in state.iter().enumerate() {
             let stored = h.steward.get(&format!("act-{i}")).await.unwrap().unwrap();
-            assert_eq!(stored.status, state[i], "action {i}");
+            assert_eq!(stored.status, *expected, "action {i}");
             let audit = h.store.list_audit(&stored.id).await.unwrap();
             let executed_at = audit.iter().position(|e| e.event == "executed");
             let confirmed_at = audit.iter().position(|e| e.event == "confirm");

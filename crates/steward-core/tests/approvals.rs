@@ -535,3 +535,78 @@ async fn a_confirmed_but_unfinished_action_is_failed_at_start_and_never_rerun() 
         ActionStatus::Pending
     );
 }
+
+#[tokio::test]
+async fn every_decision_is_audited_and_scored_on_the_originating_trace() {
+    use steward_store::ApprovalStore;
+    let fake = FakeModel::start().await.unwrap();
+    let tool = Recorder::new("send_email", Effect::External);
+    let h = setup(&fake, &tool, ApprovalSettings::default());
+    let confirmed = park_one(&fake, &h, "s1", "a@example.com").await;
+    let cancelled = park_one(&fake, &h, "s2", "b@example.com").await;
+    let revised = park_one(&fake, &h, "s3", "c@example.com").await;
+
+    fake.push(Step::Reply(Reply::text("ok")));
+    if let Resolution::Applied {
+        follow_up: Some(rx),
+        ..
+    } = h
+        .steward
+        .resolve(&confirmed, Decision::Confirm, owner(), Surface::Http)
+        .await
+        .unwrap()
+    {
+        drain(rx).await;
+    }
+    h.steward
+        .resolve(&cancelled, Decision::Cancel, owner(), Surface::Web)
+        .await
+        .unwrap();
+    h.steward
+        .resolve(
+            &revised,
+            Decision::Revise {
+                arguments: serde_json::json!({"to": "d@example.com"}),
+            },
+            owner(),
+            Surface::Http,
+        )
+        .await
+        .unwrap();
+
+    let score = |id: &str| {
+        let h = &h;
+        let id = id.to_owned();
+        async move {
+            let action = h.steward.get(&id).await.unwrap().unwrap();
+            let scores = h.store.scores_for_trace(&action.trace_id).await.unwrap();
+            let audit: Vec<String> = h
+                .store
+                .list_audit(&id)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|e| e.event)
+                .collect();
+            (scores, audit)
+        }
+    };
+    let (s, a) = score(&confirmed).await;
+    assert!(
+        s.iter().any(|x| x.name == "user_approval"
+            && x.value == 1.0
+            && x.action_id.as_deref() == Some(confirmed.as_str())),
+        "{s:?}"
+    );
+    assert_eq!(a, ["created", "confirm", "executed"]);
+    let (s, a) = score(&cancelled).await;
+    assert!(
+        s.iter()
+            .any(|x| x.name == "user_approval" && x.value == 0.0),
+        "{s:?}"
+    );
+    assert_eq!(a, ["created", "cancel"]);
+    let (s, a) = score(&revised).await;
+    assert!(s.iter().any(|x| x.name == "user_edit"), "{s:?}");
+    assert_eq!(a, ["created", "revise"]);
+}

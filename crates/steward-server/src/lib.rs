@@ -98,6 +98,7 @@ pub fn router(
         .route("/api/v1/approvals/{id}/confirm", post(approvals::confirm))
         .route("/api/v1/approvals/{id}/cancel", post(approvals::cancel))
         .route("/api/v1/approvals/{id}/revise", post(approvals::revise))
+        .route("/api/v1/approvals/{id}/edit", post(approvals::request_edit))
         .route(
             "/api/v1/grants",
             get(approvals::list_grants).post(approvals::create_grant),

@@ -344,3 +344,50 @@ async fn auto_approve_is_an_explicit_terminal_opt_in() {
         "no card when the user opted in"
     );
 }
+
+#[tokio::test]
+async fn an_edit_in_words_over_http_revises_the_card_before_it_runs() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("edit");
+    let srv = serve(&dir, &fake, &[]);
+    create_table(&srv, &fake).await;
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        r#"{"sql":"INSERT INTO visits (place) VALUES ('Paris')"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("Approve?")));
+    let body = send(&srv, "edits", "log Paris").await;
+    let id = body["approvals"][0]["action_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let resp = client()
+        .post(srv.url(&format!("/api/v1/approvals/{id}/edit")))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    // The model turns the words into new arguments; the tool's validator re-checks them.
+    fake.push(Step::Reply(Reply::text(
+        r#"{"sql":"INSERT INTO visits (place) VALUES ('Rome')"}"#,
+    )));
+    let body = send(&srv, "edits", "make it Rome instead").await;
+    let card = body["approvals"][0]["text"].as_str().unwrap();
+    assert!(card.contains("Rome") && !card.contains("Paris"), "{card}");
+    assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 0);
+
+    fake.push(Step::Reply(Reply::text("Logged Rome.")));
+    let done: Value = confirm(&srv, &id).await.unwrap().json().await.unwrap();
+    assert_eq!(done["action"]["status"], "executed");
+    assert_eq!(done["action"]["revision"], 1);
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits WHERE place = 'Rome'"),
+        1
+    );
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits WHERE place = 'Paris'"),
+        0
+    );
+}

@@ -17,9 +17,10 @@
 //! fillers; private use; noncharacters; large unassigned ranges; every whitespace except
 //! plain space and `\n` (no-break, thin, ideographic spaces, U+2028/U+2029...); fullwidth
 //! ASCII forms, mathematical alphanumerics and segmented digits (they only imitate ASCII).
-//! In a word (a run between plain spaces and newlines) that contains a Latin letter: letters
-//! and digits of other scripts (Greek, Cyrillic, Armenian, Cherokee, letterlike symbols,
-//! halfwidth forms, IPA, ...) and a short list of lookalike punctuation (`․` `∕` `꞉` ...).
+//! In a word (a run between plain spaces and line breaks) that contains a Latin
+//! letter: letters and digits of other scripts (Greek, Cyrillic, Armenian, Cherokee,
+//! letterlike symbols, halfwidth forms, IPA, ...) and a short list of lookalike punctuation
+//! (`․` `∕` `꞉` ...).
 //! Whole words in one non-Latin script ("Привет", "東京", "café") are shown as is, so people
 //! can read their own language. Deliberate exceptions: CJK ideographs, kana and Hangul
 //! syllables have no ASCII lookalikes and are routinely written against Latin words without
@@ -281,21 +282,21 @@ enum Mode {
 }
 
 fn push_visible(out: &mut String, s: &str, mode: Mode) {
-    for (i, line) in s.split('\n').enumerate() {
-        if i > 0 {
-            match mode {
-                Mode::Text => out.push('\n'),
-                Mode::Line => push_escape(out, '\n', "LINE FEED"),
-                Mode::JsonString => out.push_str("\\n"),
-            }
+    // A newline splits words where the reader sees a break: a real line break, or `\n` in a
+    // JSON string (multi-line text in one language stays readable). In a one-line field the
+    // big `⟦U+000A ...⟧` escape stays inside the word, so no homoglyph can hide behind it.
+    let is_break = |c: char| c == ' ' || (c == '\n' && mode != Mode::Line);
+    let mut rest = s;
+    while let Some(i) = rest.find(is_break) {
+        push_word(out, &rest[..i], mode);
+        match (&rest[i..=i], mode) {
+            ("\n", Mode::JsonString) => out.push_str("\\n"),
+            // Both separators are one byte.
+            (sep, _) => out.push_str(sep),
         }
-        for (j, word) in line.split(' ').enumerate() {
-            if j > 0 {
-                out.push(' ');
-            }
-            push_word(out, word, mode);
-        }
+        rest = &rest[i + 1..];
     }
+    push_word(out, rest, mode);
 }
 
 fn push_word(out: &mut String, word: &str, mode: Mode) {

@@ -182,6 +182,14 @@ fn newlines_are_kept_and_one_line_fields_escape_them() {
         "a⟦U+0009 TAB⟧b\nc⟦U+000D CARRIAGE RETURN⟧\n"
     );
     assert_eq!(visible_line("a\nb"), "a⟦U+000A LINE FEED⟧b");
+    // In a one-line field an escaped newline does not split a word; in JSON `\n` does.
+    assert_eq!(
+        visible_line("p\nаy"),
+        "p⟦U+000A LINE FEED⟧⟦U+0430 CYRILLIC⟧y"
+    );
+    let mut json = String::new();
+    push_json_string(&mut json, "p\nаy\nПривет,\nмир");
+    assert_eq!(json, "\"p\\n⟦U+0430 CYRILLIC⟧y\\nПривет,\\nмир\"");
 }
 
 #[test]

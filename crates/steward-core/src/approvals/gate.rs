@@ -43,17 +43,24 @@ fn plan_sentinel(action: &PendingAction, step: usize, steps: usize) -> String {
     )
 }
 
+/// What the gate knows about an action before it is stored.
+struct Draft<'a> {
+    kind: ActionKind,
+    tool: &'a str,
+    arguments: String,
+    preview: String,
+    ttl: std::time::Duration,
+}
+
 impl Approvals {
-    fn new_action(
-        &self,
-        inbound: &Inbound,
-        trace_id: &str,
-        kind: ActionKind,
-        tool: &str,
-        arguments: String,
-        preview: String,
-        ttl: std::time::Duration,
-    ) -> PendingAction {
+    fn new_action(&self, inbound: &Inbound, trace_id: &str, draft: Draft<'_>) -> PendingAction {
+        let Draft {
+            kind,
+            tool,
+            arguments,
+            preview,
+            ttl,
+        } = draft;
         let now = now_ms();
         PendingAction {
             id: uuid::Uuid::new_v4().to_string(),
@@ -141,11 +148,13 @@ pub(crate) async fn gate_calls(
             let action = approvals.new_action(
                 inbound,
                 trace_id,
-                ActionKind::Tool,
-                &prepared.name,
-                canonical(&prepared.args),
-                preview,
-                approvals.ttl_of(&prepared),
+                Draft {
+                    kind: ActionKind::Tool,
+                    tool: &prepared.name,
+                    arguments: canonical(&prepared.args),
+                    preview,
+                    ttl: approvals.ttl_of(&prepared),
+                },
             );
             approvals.create(&action).await?;
             plans[i] = Some(CallPlan::Parked(ToolOutcome {
@@ -169,11 +178,13 @@ pub(crate) async fn gate_calls(
         let action = approvals.new_action(
             inbound,
             trace_id,
-            ActionKind::Plan,
-            "plan",
-            canonical(&serde_json::json!({ "steps": steps })),
-            previews.join("\n"),
-            ttl,
+            Draft {
+                kind: ActionKind::Plan,
+                tool: "plan",
+                arguments: canonical(&serde_json::json!({ "steps": steps })),
+                preview: previews.join("\n"),
+                ttl,
+            },
         );
         approvals.create(&action).await?;
         let total = asks.len();

@@ -45,6 +45,24 @@ pub(crate) async fn cancel(
     decide(&state, &id, Decision::Cancel).await
 }
 
+/// Ask for an edit in words: the next message in the action's conversation describes the
+/// change ("make it Friday instead"); the action stays pending meanwhile.
+pub(crate) async fn request_edit(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let id = action_id(path)?;
+    no_fields(&headers, body)?;
+    let action = state
+        .approvals
+        .request_edit(&id, Principal::owner(), Surface::Http)
+        .await
+        .map_err(desk_error)?;
+    Ok(Json(view(state.approvals.as_ref(), &action)).into_response())
+}
+
 #[derive(Deserialize)]
 struct ReviseRequest {
     arguments: Value,

@@ -8,7 +8,7 @@
 mod decide;
 mod grants;
 
-pub(crate) use decide::{cancel, confirm, revise};
+pub(crate) use decide::{cancel, confirm, request_edit, revise};
 pub(crate) use grants::{create_grant, list_grants, revoke_grant};
 
 use crate::AppState;

@@ -120,6 +120,17 @@ impl ApprovalDesk for FakeDesk {
         answer
     }
 
+    async fn request_edit(
+        &self,
+        id: &str,
+        _principal: Principal,
+        _surface: Surface,
+    ) -> Result<PendingAction, ApprovalError> {
+        // No route asks for this yet; recorded as a resolve-like call so `untouched` sees it.
+        self.gets.lock().unwrap().push(format!("edit:{id}"));
+        Err(ApprovalError::NotFound)
+    }
+
     async fn get(&self, id: &str) -> Result<Option<PendingAction>, ApprovalError> {
         self.gets.lock().unwrap().push(id.to_owned());
         let actions = self.actions.lock().unwrap();
