@@ -7,9 +7,11 @@
 mod action;
 mod event;
 mod ids;
+mod memory;
 mod message;
 
 pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};
 pub use event::{FailureKind, TurnEvent};
 pub use ids::{ConversationId, IdError, Principal, Surface};
+pub use memory::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance};
 pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};
