@@ -10,6 +10,7 @@
 pub mod approvals;
 mod approvals_api;
 mod edit_turn;
+mod gates;
 mod history;
 mod port;
 mod prompt;
@@ -21,5 +22,5 @@ mod turn;
 pub use history::trim_history;
 pub use port::{ApprovalDesk, ApprovalError, Assistant, Resolution, TurnStream};
 pub use prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
-pub use settings::{AgentSettings, ModelBinding};
+pub use settings::{AgentSettings, MemoryWiring, ModelBinding};
 pub use steward::{Steward, StewardDeps};

@@ -38,3 +38,13 @@ pub struct ModelBinding {
     pub primary: Option<ModelRef>,
     pub fallback: Option<ModelRef>,
 }
+
+/// Memory in the turn: context injection before, fact extraction after.
+#[derive(Clone)]
+pub struct MemoryWiring {
+    pub memory: std::sync::Arc<steward_memory::Memory>,
+    /// Extract facts after each exchange (one extra model call, off the user's path).
+    pub extract: bool,
+    /// The model for extraction; None = the turn's primary model.
+    pub extraction_model: Option<ModelRef>,
+}

@@ -9,7 +9,7 @@
 
 use crate::approvals::{ApprovalSettings, Approvals};
 use crate::port::{Assistant, TurnStream};
-use crate::settings::{AgentSettings, ModelBinding};
+use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
 use crate::turn::{TurnContext, TurnKind, run_turn};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,6 +35,8 @@ pub struct StewardDeps {
     pub settings: AgentSettings,
     pub binding: ModelBinding,
     pub approvals: ApprovalSettings,
+    /// None: no memory (no context block, no extraction, no read-later gate).
+    pub memory: Option<MemoryWiring>,
 }
 
 struct Job {
@@ -49,9 +51,10 @@ pub(crate) struct Inner {
     pub(crate) tools: Arc<ToolRegistry>,
     pub(crate) settings: AgentSettings,
     pub(crate) approvals: Approvals,
+    pub(crate) memory: Option<MemoryWiring>,
     binding: RwLock<ModelBinding>,
     queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
-    tracker: TaskTracker,
+    pub(crate) tracker: TaskTracker,
     accepting: AtomicBool,
     /// Cancelled when the shutdown grace period runs out: running turns stop.
     pub(crate) hard_stop: CancellationToken,
@@ -78,6 +81,7 @@ impl Steward {
                 tools: deps.tools,
                 settings: deps.settings,
                 approvals,
+                memory: deps.memory,
                 binding: RwLock::new(deps.binding),
                 queues: Mutex::new(HashMap::new()),
                 tracker: TaskTracker::new(),

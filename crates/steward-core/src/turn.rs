@@ -6,6 +6,8 @@
 //! same append as all its results, so no reader ever sees a call without its result.
 
 use crate::edit_turn::edit_turn;
+use crate::gates::{memory_context, read_later_gate, spawn_extraction};
+use steward_memory::Exchange;
 use crate::history::trim_history;
 use crate::prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
 use crate::settings::ModelBinding;
@@ -119,8 +121,9 @@ pub(crate) async fn run_turn(
     });
     let timeout = ctx.inner.settings.turn_timeout;
     let work = async {
-        let result =
-            match tokio::time::timeout(timeout, turn_body(&ctx, &inbound, kind, &etx)).await {
+        let mut tool_outputs = Vec::new();
+        let body = turn_body(&ctx, &inbound, kind, &etx, &mut tool_outputs);
+        let result = match tokio::time::timeout(timeout, body).await {
                 Ok(r) => r,
                 Err(_) => Err(Failure {
                     kind: FailureKind::Budget,
@@ -142,6 +145,19 @@ pub(crate) async fn run_turn(
                 }
             }
         };
+        if let (TurnEvent::Final { text, .. }, TurnKind::User) = (&terminal, kind) {
+            spawn_extraction(
+                ctx.inner,
+                ctx.binding.primary.as_ref(),
+                Exchange {
+                    user: inbound.principal.0.clone(),
+                    conversation: inbound.conversation.clone(),
+                    user_text: inbound.text.clone(),
+                    assistant_text: text.clone(),
+                    tool_outputs,
+                },
+            );
+        }
         let _ = etx.send(terminal);
         drop(etx);
     };
@@ -153,11 +169,17 @@ async fn turn_body(
     inbound: &Inbound,
     kind: TurnKind,
     events: &mpsc::UnboundedSender<TurnEvent>,
+    tool_outputs: &mut Vec<(String, String)>,
 ) -> Result<TurnEvent, Failure> {
     let inner = ctx.inner;
     let settings = &inner.settings;
     if inbound.text.trim().is_empty() {
         return Err(Failure::new(FailureKind::Input, "The message is empty."));
+    }
+    if kind == TurnKind::User
+        && let Some(done) = read_later_gate(inner, inbound).await?
+    {
+        return Ok(done);
     }
     let Some(primary) = ctx.binding.primary.clone() else {
         return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));
@@ -179,7 +201,15 @@ async fn turn_body(
         .append_messages(conversation, &[Message::user(scrub(&inbound.text))])
         .await?;
     let context = context_block(inner.now_unix(), settings.timezone.as_deref());
-    messages.push(Message::user(format!("{context}{}", scrub(&inbound.text))));
+    let remembered = if kind == TurnKind::User {
+        memory_context(inner, inbound).await
+    } else {
+        String::new()
+    };
+    messages.push(Message::user(format!(
+        "{context}{remembered}{}",
+        scrub(&inbound.text)
+    )));
 
     let mut request = ChatRequest {
         system: system_prompt().to_owned(),
@@ -227,6 +257,12 @@ async fn turn_body(
         let assistant = Message::assistant(response.text, response.tool_calls.clone());
         let mut group = vec![assistant];
         let results = run_tool_round(ctx, inbound, &response.tool_calls, &tool_ctx, events).await?;
+        tool_outputs.extend(results.iter().map(|m| {
+            (
+                m.tool_name.clone().unwrap_or_default(),
+                m.content.clone(),
+            )
+        }));
         group.extend(results);
         inner.store.append_messages(conversation, &group).await?;
         request.messages.extend(group);

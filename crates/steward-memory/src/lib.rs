@@ -5,4 +5,24 @@
 //! extraction through a quality gate in code, source trust, reflection and retention.
 //! Does not own: SQL (steward-store), chat prompts (steward-core), tools (steward-tools).
 
+mod browse;
+pub mod config;
+pub mod context;
 pub mod embed;
+pub mod fusion;
+pub mod gate;
+pub mod memory;
+pub mod recall;
+
+pub use config::{MemoryConfig, MemoryError};
+pub use memory::Memory;
+pub use recall::{RecallHit, RecallMode, RecallOptions};
+pub mod candidates;
+pub mod extract;
+pub mod reflect;
+pub mod retention;
+
+pub use candidates::{FactCounts, Refusal};
+pub use extract::{Exchange, ExtractionReport};
+pub use reflect::ReflectionReport;
+pub use retention::{RetentionPlan, RetentionReport};

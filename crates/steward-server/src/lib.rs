@@ -12,19 +12,21 @@ mod approvals;
 mod auth;
 mod body;
 mod error;
+mod memory;
 mod openai;
 mod trace;
 mod turn;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, patch, post, put};
 use axum::serve::ListenerExt;
 use serde_json::json;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 use steward_core::{ApprovalDesk, Assistant};
+use steward_memory::Memory;
 
 /// Default cap on a request body; larger bodies get 413.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -43,6 +45,9 @@ pub struct ServerConfig {
     pub max_body_bytes: usize,
     /// `"provider:model"` shown by `/health`; `None` = no model configured.
     pub model_label: Option<String>,
+    /// The owner's memory behind the `/api/v1/facts`, `/api/v1/notes` and
+    /// `/api/v1/memory/search` routes; `None` = those routes answer 503.
+    pub memory: Option<Arc<Memory>>,
 }
 
 impl ServerConfig {
@@ -52,6 +57,7 @@ impl ServerConfig {
             api_token: api_token.into(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             model_label: None,
+            memory: None,
         }
     }
 }
@@ -63,6 +69,7 @@ impl fmt::Debug for ServerConfig {
             .field("api_token", &"<redacted>")
             .field("max_body_bytes", &self.max_body_bytes)
             .field("model_label", &self.model_label)
+            .field("memory", &self.memory.is_some())
             .finish()
     }
 }
@@ -74,6 +81,7 @@ pub(crate) struct AppState {
     pub(crate) approvals: Arc<dyn ApprovalDesk>,
     pub(crate) token: Arc<auth::Token>,
     pub(crate) model_label: Option<Arc<str>>,
+    pub(crate) memory: Option<Arc<Memory>>,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
@@ -89,6 +97,7 @@ pub fn router(
         approvals,
         token: Arc::new(auth::Token::new(cfg.api_token)),
         model_label: cfg.model_label.map(Arc::from),
+        memory: cfg.memory,
     };
     Router::new()
         .route("/health", get(health))
@@ -104,6 +113,20 @@ pub fn router(
             get(approvals::list_grants).post(approvals::create_grant),
         )
         .route("/api/v1/grants/{id}", delete(approvals::revoke_grant))
+        .route("/api/v1/facts", get(memory::list_facts))
+        .route(
+            "/api/v1/facts/{key}",
+            put(memory::put_fact).delete(memory::delete_fact),
+        )
+        .route(
+            "/api/v1/notes",
+            get(memory::list_notes).post(memory::create_note),
+        )
+        .route(
+            "/api/v1/notes/{id}",
+            patch(memory::patch_note).delete(memory::delete_note),
+        )
+        .route("/api/v1/memory/search", get(memory::search))
         .route("/v1/chat/completions", post(openai::chat_completions))
         .route("/v1/models", get(openai::list_models))
         .fallback(error::not_found)

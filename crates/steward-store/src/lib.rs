@@ -1,6 +1,6 @@
-//! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`, `Store`)
-//! that the rest of the workspace codes against, and the SQLite adapter with its embedded
-//! migrations.
+//! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
+//! `MemoryStore`, `Store`) that the rest of the workspace codes against, and the SQLite adapter
+//! (with FTS5 and sqlite-vec for memory search) with its embedded migrations.
 //!
 //! Owns: what is persisted and how (schema, migrations, input limits, the contract every adapter
 //! must pass). Does not own: what a conversation means (the agent loop does), the approval state
@@ -10,6 +10,7 @@
 mod approvals_port;
 mod codec;
 mod error;
+mod memory_port;
 mod ports;
 mod sqlite;
 mod validate;
@@ -19,15 +20,45 @@ pub mod contract;
 
 pub use approvals_port::{ActionPatch, ApprovalStore, AuditEntry, CasGuard, Score, Transition};
 pub use error::StoreError;
+pub use memory_port::{
+    FactWrite, Intention, Learning, MemoryFilter, MemoryItem, MemoryStore, NewFact, NewNote,
+    NoteEdit, ReadLater, StoredMessage,
+};
 pub use ports::{ConversationStore, ConversationSummary, KvStore, Store};
 pub use sqlite::SqliteStore;
+pub use validate::memory::{
+    MAX_EMBEDDING_DIMS, MAX_FACT_KEY_LEN, MAX_MEMORY_TEXT_LEN, MAX_TAG_LEN, MAX_TAGS,
+    MAX_TITLE_LEN, MAX_URL_LEN,
+};
 pub use validate::{MAX_ID_LEN, MAX_KV_KEY_LEN, MAX_KV_VALUE_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
 
 /// Tables that tools running model-chosen SQL (steward-tools' `db_query` / `db_execute`) must
 /// never read or write. They are what makes an approval mean anything: a model that could write
 /// `pending_actions` could confirm its own action, one that could write `action_audit`, `grants`
 /// or `scores` could erase the trail, grant itself a tool or fake the feedback, and `kv` holds
-/// system state. The SQL guard checks these names with SQLite's authorizer at prepare time; a
-/// test in this crate fails if one of them stops existing in the schema.
-pub const PROTECTED_TABLES: &[&str] =
-    &["pending_actions", "action_audit", "grants", "scores", "kv"];
+/// system state. The memory tables are here because source trust lives in the store: a model
+/// writing `facts` directly could overwrite (or forge) a fact the user stated; the rest hold the
+/// user's notes and the search index that must stay in step with them. The SQL guard checks
+/// these names with SQLite's authorizer at prepare time; a test in this crate fails if one of
+/// them stops existing in the schema. The per-model vector tables are created at run time and
+/// share `PROTECTED_TABLE_PREFIX`.
+pub const PROTECTED_TABLES: &[&str] = &[
+    "pending_actions",
+    "action_audit",
+    "grants",
+    "scores",
+    "kv",
+    "facts",
+    "notes",
+    "read_later",
+    "learnings",
+    "intentions",
+    "memory_docs",
+    "memory_fts",
+    "embedding_models",
+    "embeddings",
+];
+
+/// Every table whose name starts with this (the sqlite-vec tables `memory_vec_<dims>_<n>` and
+/// their shadow tables, the FTS5 shadow tables `memory_fts_*`) is Steward's own memory index.
+pub const PROTECTED_TABLE_PREFIX: &str = "memory_";

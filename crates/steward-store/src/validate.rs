@@ -3,6 +3,7 @@
 //! problem (sizes, positions) but never echo the offending text: it may be a secret.
 
 mod approvals;
+pub(crate) mod memory;
 
 pub(crate) use approvals::{action, audit, grant, id, name, patch, score};
 

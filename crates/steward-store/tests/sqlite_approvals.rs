@@ -1,5 +1,5 @@
 //! SQLite-specific behaviour of the approval tables that the contract cannot see: the
-//! append-only triggers against a raw connection, the v1 → v2 upgrade of an existing database,
+//! append-only triggers against a raw connection, the v1 → latest upgrade of an existing database,
 //! the protected table names, corrupt rows, and compare-and-set across two connections.
 
 mod common;
@@ -138,15 +138,15 @@ fn every_protected_table_exists() {
 
 /// A database created by the v1 binary, with data in it, is upgraded in place on open.
 #[tokio::test]
-async fn a_v1_database_migrates_to_v2_keeping_its_data() {
+async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     let dir = TempDir::new();
     let path = dir.path().join("steward.db");
     write_v1_database(&path);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 2);
+    assert_eq!(store.schema_version().unwrap(), 3);
     let raw = Connection::open(&path).unwrap();
-    assert_eq!(count(&raw, "PRAGMA user_version"), 2);
+    assert_eq!(count(&raw, "PRAGMA user_version"), 3);
     let old = ConversationId::parse("old").unwrap();
     assert_eq!(
         store.recent_messages(&old, 10).await.unwrap(),
@@ -174,7 +174,7 @@ async fn a_v1_database_migrates_to_v2_keeping_its_data() {
     // Reopening an upgraded database applies nothing further.
     assert_eq!(
         SqliteStore::open(&path).unwrap().schema_version().unwrap(),
-        2
+        3
     );
 }
 

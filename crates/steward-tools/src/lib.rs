@@ -9,6 +9,7 @@
 
 mod builtins;
 mod error;
+pub mod memory;
 mod registry;
 mod schema;
 mod sql;
@@ -16,6 +17,7 @@ mod tool;
 
 pub use builtins::{builtin_registry, builtin_tools};
 pub use error::ToolError;
+pub use memory::memory_tools;
 pub use registry::{
     DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, MAX_ARGUMENT_BYTES, PreparedCall, ToolRegistry,
 };

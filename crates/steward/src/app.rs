@@ -4,14 +4,18 @@ use crate::config::{LoadedConfig, Settings, provider_configs};
 use anyhow::Context;
 use std::sync::Arc;
 use steward_core::approvals::ApprovalSettings;
-use steward_core::{AgentSettings, ModelBinding, Steward, StewardDeps};
+use steward_core::{AgentSettings, MemoryWiring, ModelBinding, Steward, StewardDeps};
 use steward_llm::{ModelRef, Models, RetryPolicy};
 use steward_store::SqliteStore;
 use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 
+/// The one user of a personal install, until multi-user principals arrive.
+pub const OWNER: &str = "owner";
+
 pub struct App {
     pub steward: Steward,
     pub store: Arc<SqliteStore>,
+    pub memory: Arc<steward_memory::Memory>,
 }
 
 /// The database file inside the data directory.
@@ -26,9 +30,15 @@ pub struct Overrides {
     pub cli_auto_approve: bool,
 }
 
-/// The builtin tools plus the guarded SQL tools over Steward's own database.
-pub fn tools(settings: &Settings) -> anyhow::Result<ToolRegistry> {
+/// The builtin tools, the memory tools and the guarded SQL tools over Steward's own database.
+pub fn tools(
+    settings: &Settings,
+    memory: &Arc<steward_memory::Memory>,
+) -> anyhow::Result<ToolRegistry> {
     let mut registry = steward_tools::builtin_registry();
+    for tool in steward_tools::memory_tools(memory.clone(), OWNER.to_owned()) {
+        registry.register(tool)?;
+    }
     for tool in sql_tools(SqlToolsConfig {
         db_path: database_path(settings),
         max_rows: settings.sql.max_rows,
@@ -49,6 +59,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
         )
     })?;
     let store = Arc::new(SqliteStore::open(&database_path(settings))?);
+    let memory = crate::memory_wiring::build_memory(settings, store.clone())?;
     let retry = RetryPolicy {
         max_retries: settings.model_retries,
         ..RetryPolicy::default()
@@ -68,11 +79,12 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
         primary: parse(&settings.model)?,
         fallback: parse(&settings.fallback_model)?,
     };
+    let extraction_model = parse(&settings.memory.extraction_model)?;
     let agent = &settings.agent;
     let steward = Steward::new(StewardDeps {
         store: store.clone(),
         models: Arc::new(models),
-        tools: Arc::new(tools(settings)?),
+        tools: Arc::new(tools(settings, &memory)?),
         settings: AgentSettings {
             max_rounds: agent.max_rounds,
             max_turn_tokens: agent.max_turn_tokens,
@@ -86,8 +98,17 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
             default_ttl: settings.approvals.ttl,
             cli_auto_approve: settings.approvals.cli_auto_approve || overrides.cli_auto_approve,
         },
+        memory: Some(MemoryWiring {
+            memory: memory.clone(),
+            extract: settings.memory.extract,
+            extraction_model,
+        }),
     });
-    Ok(App { steward, store })
+    Ok(App {
+        steward,
+        store,
+        memory,
+    })
 }
 
 /// Logs go to stderr; `filter` is a tracing filter like "info" or "steward_core=debug".

@@ -40,6 +40,11 @@ enum Command {
     },
     /// Check configuration, database and model reachability, with a fix for each problem.
     Doctor,
+    /// List, edit, search and maintain what Steward remembers (facts, notes, ...).
+    Memory {
+        #[command(subcommand)]
+        command: steward::memory_cmd::MemoryCommand,
+    },
     /// Inspect configuration.
     Config {
         #[command(subcommand)]
@@ -96,6 +101,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Memory { command } => steward::memory_cmd::run(&load()?, command).await,
         Command::Config {
             command: ConfigCommand::Show,
         } => {

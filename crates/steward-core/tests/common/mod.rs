@@ -73,6 +73,7 @@ pub fn harness_full(
             fallback: None,
         },
         approvals,
+        memory: None,
     });
     Harness { steward, store }
 }
@@ -112,4 +113,31 @@ pub fn final_text(events: &[TurnEvent]) -> String {
         Some(TurnEvent::Final { text, .. }) => text.clone(),
         other => panic!("expected a Final event last, got {other:?} in {events:?}"),
     }
+}
+
+/// A harness with memory on (no embedder: full-text recall), sharing the turn's store.
+pub fn harness_with_memory(fake: &FakeModel, extract: bool) -> (Harness, Arc<steward_memory::Memory>) {
+    let store = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let memory = Arc::new(steward_memory::Memory::new(
+        store.clone(),
+        None,
+        steward_memory::MemoryConfig::default(),
+    ));
+    let steward = Steward::new(StewardDeps {
+        store: store.clone(),
+        models: Arc::new(fake_models(fake)),
+        tools: Arc::new(steward_tools::builtin_registry()),
+        settings: AgentSettings::default(),
+        binding: ModelBinding {
+            primary: Some(ModelRef::parse("openai:gpt-test").unwrap()),
+            fallback: None,
+        },
+        approvals: ApprovalSettings::default(),
+        memory: Some(steward_core::MemoryWiring {
+            memory: memory.clone(),
+            extract,
+            extraction_model: None,
+        }),
+    });
+    (Harness { steward, store }, memory)
 }

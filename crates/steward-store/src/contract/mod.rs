@@ -11,6 +11,7 @@ mod approvals;
 mod conversations;
 mod grants;
 mod kv;
+pub mod memory;
 mod races;
 mod transitions;
 
@@ -21,6 +22,7 @@ pub use approvals::{
 pub use conversations::*;
 pub use grants::*;
 pub use kv::*;
+pub use memory::{run_memory, run_memory_shared};
 pub use races::*;
 pub use transitions::{
     expected_hash_mismatch_conflicts, expired_action_cannot_be_confirmed,
@@ -69,6 +71,8 @@ pub async fn run_all(store: &dyn Store) {
     scores_round_trip(store).await;
     grants_scope_expiry_and_revocation(store).await;
     grants_listing(store).await;
+    // Memory.
+    run_memory(store).await;
 }
 
 /// `run_all` plus the cases that need an owned store (spawned tokio tasks). Needs a
@@ -76,7 +80,8 @@ pub async fn run_all(store: &dyn Store) {
 pub async fn run_all_shared(store: Arc<dyn Store>) {
     run_all(&*store).await;
     concurrent_appends_from_tasks(Arc::clone(&store)).await;
-    concurrent_confirms_one_winner(store).await;
+    concurrent_confirms_one_winner(Arc::clone(&store)).await;
+    run_memory_shared(store).await;
 }
 
 pub async fn liveness(store: &dyn Store) {

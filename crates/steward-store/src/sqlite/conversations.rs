@@ -51,6 +51,33 @@ fn parse_role(raw: &str) -> Option<Role> {
     }
 }
 
+/// Reads a message from five columns starting at `first`: role, content, tool_calls,
+/// tool_call_id, tool_name. Shared with the memory module's `messages_since`.
+pub(super) fn decode_message(
+    row: &rusqlite::Row<'_>,
+    first: usize,
+    what: &dyn Fn() -> String,
+) -> Result<Message, StoreError> {
+    let role: String = row.get(first).map_err(|e| decode_err(&what(), e))?;
+    let role = parse_role(&role)
+        .ok_or_else(|| StoreError::Corrupt(format!("{}: unknown role", what())))?;
+    let content: String = row.get(first + 1).map_err(|e| decode_err(&what(), e))?;
+    let tool_calls: Option<String> = row.get(first + 2).map_err(|e| decode_err(&what(), e))?;
+    let tool_calls: Vec<ToolCall> = match tool_calls {
+        None => Vec::new(),
+        Some(json) => serde_json::from_str(&json).map_err(|e| {
+            StoreError::Corrupt(format!("{}: tool_calls is not valid JSON: {e}", what()))
+        })?,
+    };
+    Ok(Message {
+        role,
+        content,
+        tool_calls,
+        tool_call_id: row.get(first + 3).map_err(|e| decode_err(&what(), e))?,
+        tool_name: row.get(first + 4).map_err(|e| decode_err(&what(), e))?,
+    })
+}
+
 const UPSERT_CONVERSATION: &str = "INSERT INTO conversations (id, created_at, updated_at) \
      VALUES (?1, ?2, ?2) \
      ON CONFLICT (id) DO UPDATE SET updated_at = max(updated_at, excluded.updated_at)";
@@ -139,28 +166,9 @@ impl ConversationStore for SqliteStore {
             let mut out = Vec::new();
             while let Some(row) = rows.next()? {
                 let row_id: i64 = row.get(0)?;
-                let what = || format!("message {row_id} of conversation {id}");
-                let role: String = row.get(1).map_err(|e| decode_err(&what(), e))?;
-                let role = parse_role(&role)
-                    .ok_or_else(|| StoreError::Corrupt(format!("{}: unknown role", what())))?;
-                let content: String = row.get(2).map_err(|e| decode_err(&what(), e))?;
-                let tool_calls: Option<String> = row.get(3).map_err(|e| decode_err(&what(), e))?;
-                let tool_calls: Vec<ToolCall> = match tool_calls {
-                    None => Vec::new(),
-                    Some(json) => serde_json::from_str(&json).map_err(|e| {
-                        StoreError::Corrupt(format!(
-                            "{}: tool_calls is not valid JSON: {e}",
-                            what()
-                        ))
-                    })?,
-                };
-                out.push(Message {
-                    role,
-                    content,
-                    tool_calls,
-                    tool_call_id: row.get(4).map_err(|e| decode_err(&what(), e))?,
-                    tool_name: row.get(5).map_err(|e| decode_err(&what(), e))?,
-                });
+                out.push(decode_message(row, 1, &|| {
+                    format!("message {row_id} of conversation {id}")
+                })?);
             }
             // Fetched newest first so LIMIT keeps the last n; callers want oldest first.
             out.reverse();

@@ -12,6 +12,7 @@ use rusqlite::{Connection, TransactionBehavior};
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../migrations/sqlite/V1__init.sql")),
     (2, include_str!("../../migrations/sqlite/V2__approvals.sql")),
+    (3, include_str!("../../migrations/sqlite/V3__memory.sql")),
 ];
 
 /// The newest schema this binary understands.

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub use llm::provider_configs;
 pub use settings::{
-    AgentSettings, ApprovalConfig, ProviderKindSetting, ProviderSettings, Settings, SqlConfig,
+    AgentSettings, ApprovalConfig, MemorySettings, ProviderKindSetting, ProviderSettings, Settings, SqlConfig,
     split_model_ref,
 };
 pub use show::render_docs;

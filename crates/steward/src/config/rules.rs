@@ -80,6 +80,8 @@ pub(crate) enum Rule {
     EnvName,
     /// `openai` | `anthropic` | `gemini`.
     ProviderKind,
+    /// `local` | `none` | `openai:<model>` | `gemini:<model>` | `ollama:<model>`.
+    Embedder,
 }
 
 impl Rule {
@@ -99,6 +101,9 @@ impl Rule {
             Rule::Bool => "true or false".into(),
             Rule::EnvName => "an environment variable name like `GROQ_API_KEY`".into(),
             Rule::ProviderKind => "one of \"openai\", \"anthropic\", \"gemini\"".into(),
+            Rule::Embedder => {
+                "`local`, `none`, or `openai:<model>` / `gemini:<model>` / `ollama:<model>`".into()
+            }
         }
     }
 
@@ -168,6 +173,11 @@ impl Rule {
             Rule::HttpUrl => is_http_url(s),
             Rule::EnvName => is_env_name(s),
             Rule::ProviderKind => crate::config::settings::ProviderKindSetting::parse(s).is_some(),
+            Rule::Embedder => {
+                matches!(s, "local" | "none")
+                    || crate::config::settings::split_model_ref(s)
+                        .is_some_and(|(p, _)| matches!(p, "openai" | "gemini" | "ollama"))
+            }
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {

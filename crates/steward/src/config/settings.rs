@@ -27,6 +27,7 @@ pub struct Settings {
     pub model_retries: u32,
     pub approvals: ApprovalConfig,
     pub sql: SqlConfig,
+    pub memory: MemorySettings,
     /// Built-in providers first (openai, anthropic, gemini, ollama), then user-defined ones by name.
     pub providers: Vec<ProviderSettings>,
 }
@@ -47,6 +48,18 @@ pub struct ApprovalConfig {
     pub ttl: Duration,
     pub cli_auto_approve: bool,
     pub sweep: Duration,
+}
+
+/// Memory: embeddings, per-turn context, extraction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemorySettings {
+    /// `local` | `none` | `openai:<model>` | `gemini:<model>` | `ollama:<model>`.
+    pub embedder: String,
+    pub model_dir: Option<PathBuf>,
+    pub embed_dims: usize,
+    pub context_budget_tokens: usize,
+    pub extract: bool,
+    pub extraction_model: Option<String>,
 }
 
 /// The guarded SQL tools' settings.
@@ -186,6 +199,14 @@ impl Settings {
                 max_rows: 0,
                 timeout: Duration::ZERO,
             },
+            memory: MemorySettings {
+                embedder: String::new(),
+                model_dir: None,
+                embed_dims: 0,
+                context_budget_tokens: 0,
+                extract: false,
+                extraction_model: None,
+            },
             providers,
         }
     }
@@ -234,6 +255,7 @@ impl fmt::Debug for Settings {
             .field("model_retries", &self.model_retries)
             .field("approvals", &self.approvals)
             .field("sql", &self.sql)
+            .field("memory", &self.memory)
             .field("providers", &self.providers)
             .finish()
     }

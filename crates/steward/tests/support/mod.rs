@@ -47,6 +47,9 @@ pub fn base_command(data_dir: &Path) -> Command {
         .env("HOME", data_dir)
         .env("STEWARD_DATA_DIR", data_dir)
         .env("STEWARD_LOG", "debug")
+        // Extraction is one more model call per turn; tests that script the fake model turn
+        // it on explicitly.
+        .env("STEWARD_MEMORY_EXTRACT", "false")
         .current_dir(data_dir);
     cmd
 }

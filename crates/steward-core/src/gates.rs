@@ -1,0 +1,122 @@
+//! Memory around the turn: the bare-URL gate (a message that is only a link is saved to
+//! read-later without running the agent), the remembered-context block added to the user
+//! turn, and fact extraction after the exchange — spawned so the user never waits for it.
+
+use crate::steward::Inner;
+use crate::turn::{Failure, scrub};
+use steward_memory::Exchange;
+use steward_protocol::{Inbound, Message, TurnEvent, Usage};
+use tracing::Instrument;
+
+const MAX_URL_LEN: usize = 2048;
+
+/// The message is nothing but one http(s) link.
+pub(crate) fn bare_url(text: &str) -> Option<&str> {
+    let t = text.trim();
+    let rest = t
+        .strip_prefix("https://")
+        .or_else(|| t.strip_prefix("http://"))?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let ok = !host.is_empty()
+        && t.len() <= MAX_URL_LEN
+        && !t.chars().any(|c| c.is_whitespace() || c.is_control());
+    ok.then_some(t)
+}
+
+/// Save a bare link for later and answer without calling the model.
+pub(crate) async fn read_later_gate(
+    inner: &Inner,
+    inbound: &Inbound,
+) -> Result<Option<TurnEvent>, Failure> {
+    let (Some(wiring), Some(url)) = (inner.memory.as_ref(), bare_url(&inbound.text)) else {
+        return Ok(None);
+    };
+    let saved = wiring
+        .memory
+        .read_later(&inbound.principal.0, url, "", Vec::new())
+        .await;
+    let text = match saved {
+        Ok(_) => format!("Saved to read later: {url}"),
+        Err(e) => {
+            tracing::warn!(error = %e, "read-later save failed");
+            return Ok(None);
+        }
+    };
+    inner
+        .store
+        .append_messages(
+            &inbound.conversation,
+            &[
+                Message::user(scrub(&inbound.text)),
+                Message::assistant(text.clone(), vec![]),
+            ],
+        )
+        .await?;
+    Ok(Some(TurnEvent::Final {
+        text,
+        usage: Usage::default(),
+        model: "steward".into(),
+    }))
+}
+
+/// The remembered context for this message, fenced as data ("" when none qualifies or
+/// memory is off). A memory failure never fails the turn.
+pub(crate) async fn memory_context(inner: &Inner, inbound: &Inbound) -> String {
+    let Some(wiring) = inner.memory.as_ref() else {
+        return String::new();
+    };
+    match wiring
+        .memory
+        .context_block(&inbound.principal.0, &inbound.text)
+        .await
+    {
+        Ok(block) if block.is_empty() => block,
+        Ok(block) => format!("{block}\n\n"),
+        Err(e) => {
+            tracing::warn!(error = %e, "memory context unavailable for this turn");
+            String::new()
+        }
+    }
+}
+
+/// After a finished exchange: extract facts through the quality gate, in the background.
+pub(crate) fn spawn_extraction(
+    inner: &Inner,
+    primary: Option<&steward_llm::ModelRef>,
+    exchange: Exchange,
+) {
+    let Some(wiring) = inner.memory.as_ref().filter(|w| w.extract) else {
+        return;
+    };
+    let Some(model) = wiring.extraction_model.clone().or_else(|| primary.cloned()) else {
+        return;
+    };
+    let memory = wiring.memory.clone();
+    let models = inner.models.clone();
+    let span = tracing::info_span!("post_turn_extraction");
+    inner.tracker.spawn(
+        async move {
+            match memory.extract(&models, &model, &exchange).await {
+                Ok(report) => tracing::debug!(?report, "facts extracted"),
+                Err(e) => tracing::warn!(error = %e, "fact extraction failed"),
+            }
+        }
+        .instrument(span),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bare_url;
+
+    #[test]
+    fn only_a_lone_link_is_a_bare_url() {
+        assert_eq!(bare_url(" https://example.com/a?b=1 "), Some("https://example.com/a?b=1"));
+        assert_eq!(bare_url("http://x.org"), Some("http://x.org"));
+        assert_eq!(bare_url("read https://example.com"), None);
+        assert_eq!(bare_url("https://example.com and more"), None);
+        assert_eq!(bare_url("https://"), None);
+        assert_eq!(bare_url("ftp://example.com"), None);
+        assert_eq!(bare_url(&format!("https://e.com/{}", "a".repeat(3000))), None);
+    }
+}

@@ -1,0 +1,95 @@
+//! Benchmark of the local MiniLM embedder: single-sentence latency on one thread, batch
+//! throughput, and resident memory once the model is loaded. Prints; never fails on numbers.
+//!
+//! Owns: measuring `LocalMiniLm`. Does not own: recall benchmarks (benches/recall.rs).
+//! One thread: RAYON_NUM_THREADS is set to 1 before anything starts, which candle reads for
+//! its matmul parallelism (`candle_core::utils::get_num_threads`) and rayon for its pool.
+
+use std::time::Instant;
+
+use steward_memory::embed::{LocalMiniLm, test_model_dir};
+
+const SENTENCE: &str = "Remind me to call the dentist about my appointment next Tuesday.";
+const RUNS: usize = 200;
+const WARMUP: usize = 10;
+const BATCH_RUNS: usize = 10;
+
+fn vm_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn percentile(sorted_ms: &[f64], p: f64) -> f64 {
+    let idx = ((sorted_ms.len() as f64 - 1.0) * p).round() as usize;
+    sorted_ms[idx.min(sorted_ms.len() - 1)]
+}
+
+fn main() {
+    // SAFETY: no other thread exists yet; this is the first statement of the process.
+    unsafe { std::env::set_var("RAYON_NUM_THREADS", "1") };
+    if std::env::args().any(|a| a == "--list") {
+        // `cargo test --benches` style probes: nothing to list.
+        return;
+    }
+
+    let rss_before = vm_rss_kib();
+    let t = Instant::now();
+    let model = match LocalMiniLm::load(&test_model_dir()) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("cannot load the model: {e}");
+            std::process::exit(1);
+        }
+    };
+    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let rss_after = vm_rss_kib();
+
+    let one = vec![SENTENCE.to_string()];
+    for _ in 0..WARMUP {
+        if let Err(e) = model.embed_blocking(&one) {
+            eprintln!("embedding failed: {e}");
+            std::process::exit(1);
+        }
+    }
+    let mut times = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let _ = model.embed_blocking(&one);
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+
+    let batch: Vec<String> = (0..32)
+        .map(|i| format!("Note {i}: {SENTENCE} Also buy {i} apples on the way home."))
+        .collect();
+    let _ = model.embed_blocking(&batch);
+    let t = Instant::now();
+    for _ in 0..BATCH_RUNS {
+        let _ = model.embed_blocking(&batch);
+    }
+    let batch_secs = t.elapsed().as_secs_f64();
+    let per_sec = (BATCH_RUNS * batch.len()) as f64 / batch_secs;
+    let rss_end = vm_rss_kib();
+
+    println!("embed bench (local all-MiniLM-L6-v2, 1 thread: RAYON_NUM_THREADS=1)");
+    println!("  model load: {load_ms:.0} ms");
+    println!(
+        "  one sentence ({RUNS} runs): median {:.2} ms, p99 {:.2} ms, min {:.2} ms  (target <= 10 ms)",
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+        times[0]
+    );
+    println!(
+        "  batch of 32: {:.1} ms per batch, {per_sec:.0} sentences/s",
+        batch_secs * 1e3 / BATCH_RUNS as f64
+    );
+    let kib =
+        |v: Option<u64>| v.map_or("?".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+    println!(
+        "  VmRSS: before load {}, after load {}, after runs {}",
+        kib(rss_before),
+        kib(rss_after),
+        kib(rss_end)
+    );
+}

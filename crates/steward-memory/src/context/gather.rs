@@ -1,0 +1,110 @@
+//! `Memory::context_block`: gathers the user's facts, relevant notes and summaries,
+//! read-later items sharing their tags, and the top learnings, then renders them under the
+//! budget (see the parent module for layout, budget and fence rules).
+//!
+//! Owns: what qualifies and each item's priority. Does not own: rendering (`context`) or
+//! relevance scoring (`recall`).
+
+use super::{ContextItem, Section, priority, render};
+use crate::memory::now_ms;
+use crate::{Memory, MemoryError, RecallMode, RecallOptions};
+use steward_protocol::{FactSource, MemoryKind};
+use steward_store::MemoryFilter;
+
+/// Facts read per turn; the budget decides how many are shown.
+const MAX_FACTS: usize = 500;
+/// Notes and summaries considered per turn.
+const MAX_NOTES: usize = 5;
+/// Read-later items shown per turn.
+const MAX_READ_LATER: usize = 3;
+/// Learnings that reach the prompt, by recurrence.
+const TOP_LEARNINGS: usize = 10;
+/// The tag every reflection summary carries; it says nothing about a topic.
+const SUMMARY_TAG: &str = "summary";
+
+impl Memory {
+    /// The per-turn context: key facts (user-sourced first), notes and summaries whose fused
+    /// score reaches `relevance_threshold`, read-later items sharing a tag with those notes,
+    /// and the top 10 learnings by recurrence — within `context_budget_tokens`, fenced as
+    /// data; "" when nothing qualifies or nothing fits.
+    pub async fn context_block(&self, user: &str, message: &str) -> Result<String, MemoryError> {
+        let now = now_ms();
+        let mut items = Vec::new();
+
+        let mut facts = self.store.list_facts(user, MAX_FACTS, 0).await?;
+        facts.retain(|f| f.expires_at_ms.is_none_or(|t| t > now));
+        facts.sort_by(|a, b| {
+            (b.source == FactSource::User)
+                .cmp(&(a.source == FactSource::User))
+                .then(b.confidence.total_cmp(&a.confidence))
+                .then(b.last_seen_ms.cmp(&a.last_seen_ms))
+        });
+        for f in &facts {
+            let p = if f.source == FactSource::User {
+                priority::USER_FACT
+            } else {
+                priority::OTHER_FACT
+            };
+            items.push(ContextItem {
+                section: Section::Facts,
+                priority: p,
+                text: format!("{}: {}", f.key, f.value),
+            });
+        }
+
+        let opts = RecallOptions {
+            filter: MemoryFilter {
+                kinds: vec![MemoryKind::Note],
+                ..MemoryFilter::default()
+            },
+            limit: MAX_NOTES,
+            mode: RecallMode::Hybrid,
+            recency_half_life: None,
+        };
+        let hits = self.recall(user, message, &opts).await?;
+        let mut tags: Vec<String> = Vec::new();
+        for hit in hits
+            .iter()
+            .filter(|h| h.score >= self.cfg.relevance_threshold)
+        {
+            let it = &hit.item;
+            let text = if it.title.is_empty() {
+                it.text.clone()
+            } else {
+                format!("{}: {}", it.title, it.text)
+            };
+            items.push(ContextItem {
+                section: Section::Notes,
+                priority: priority::RELEVANT_NOTE,
+                text,
+            });
+            for t in &it.tags {
+                if t != SUMMARY_TAG && !tags.contains(t) {
+                    tags.push(t.clone());
+                }
+            }
+        }
+        if !tags.is_empty() {
+            for r in self
+                .store
+                .list_read_later(user, &tags, MAX_READ_LATER)
+                .await?
+            {
+                items.push(ContextItem {
+                    section: Section::ReadLater,
+                    priority: priority::READ_LATER,
+                    text: format!("{} ({})", r.title, r.url),
+                });
+            }
+        }
+
+        for l in self.store.top_learnings(user, TOP_LEARNINGS).await? {
+            items.push(ContextItem {
+                section: Section::Learnings,
+                priority: priority::LEARNING,
+                text: l.text,
+            });
+        }
+        Ok(render(&items, self.cfg.context_budget_tokens))
+    }
+}

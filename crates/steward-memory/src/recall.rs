@@ -1,0 +1,182 @@
+//! Recall: full-text and vector candidates (4× the limit each), fused by reciprocal rank,
+//! optionally decayed by age, capped at `MemoryConfig::recall_max` whatever the caller asks.
+//!
+//! Owns: the recall options and hits, and the fallback to full text. Does not own: the
+//! arithmetic (`fusion`) or the searches themselves (the store).
+//!
+//! With no embedder, or when embedding the query fails, recall runs on full text alone (also
+//! for `RecallMode::Vector`) and says so in the `recall_fallback` tracing field: a memory that
+//! cannot embed still answers.
+//!
+//! The full-text side searches the query's content words (see `query`), not its function words.
+
+mod query;
+
+use crate::fusion::{self, Fused};
+use crate::{Memory, MemoryError};
+use std::collections::HashMap;
+use std::time::Duration;
+use steward_protocol::MemoryRef;
+use steward_store::{MemoryFilter, MemoryItem};
+
+/// Which candidate lists to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RecallMode {
+    /// Full text and vectors, fused.
+    #[default]
+    Hybrid,
+    FullText,
+    /// Vectors only (full text when there is no embedder).
+    Vector,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallOptions {
+    /// Passed down to both searches (kinds, tags, time).
+    pub filter: MemoryFilter,
+    /// Wanted results; never more than `recall_max`.
+    pub limit: usize,
+    pub mode: RecallMode,
+    /// If set, each score is multiplied by 0.5^(age / half_life), age from the row's last
+    /// update.
+    pub recency_half_life: Option<Duration>,
+}
+
+impl Default for RecallOptions {
+    fn default() -> Self {
+        RecallOptions {
+            filter: MemoryFilter::default(),
+            limit: 5,
+            mode: RecallMode::Hybrid,
+            recency_half_life: None,
+        }
+    }
+}
+
+/// One recalled row. Source and provenance travel in `item`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallHit {
+    pub item: MemoryItem,
+    /// Σ 1/(k + rank) over the lists the row appeared in, times the recency decay if any.
+    pub score: f64,
+    /// 1-based rank in the full-text list, if it was there.
+    pub fts_rank: Option<usize>,
+    /// 1-based rank in the vector list, if it was there.
+    pub vector_rank: Option<usize>,
+}
+
+impl Memory {
+    /// Capped at cfg.recall_max whatever `limit` says. An empty query recalls nothing.
+    pub async fn recall(
+        &self,
+        user: &str,
+        query: &str,
+        opts: &RecallOptions,
+    ) -> Result<Vec<RecallHit>, MemoryError> {
+        let limit = opts.limit.min(self.cfg.recall_max);
+        if limit == 0 || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let n = fusion::candidate_count(limit);
+        let want_vectors = matches!(opts.mode, RecallMode::Hybrid | RecallMode::Vector);
+        let query_vector = if want_vectors {
+            self.embed_query(query).await
+        } else {
+            None
+        };
+        let use_fts = opts.mode != RecallMode::Vector || query_vector.is_none();
+
+        let fts: Vec<MemoryRef> = if use_fts {
+            self.store
+                .fts_search(user, &query::fts_terms(query), &opts.filter, n)
+                .await?
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let vectors: Vec<MemoryRef> = match &query_vector {
+            Some((model, v)) => self
+                .store
+                .vector_search(user, model, v, &opts.filter, n)
+                .await?
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect(),
+            None => Vec::new(),
+        };
+
+        let mut fused = fusion::rrf(&fts, &vectors, self.cfg.rrf_k);
+        if opts.recency_half_life.is_none() {
+            // Without decay the order is final: fetch only the rows that will be returned.
+            fused.truncate(limit);
+        }
+        let refs: Vec<MemoryRef> = fused.iter().map(|f| f.r).collect();
+        let mut rows: HashMap<MemoryRef, MemoryItem> = self
+            .store
+            .get_items(&refs)
+            .await?
+            .into_iter()
+            .filter(|i| i.user == user)
+            .map(|i| (i.r#ref, i))
+            .collect();
+        fused.retain(|f| rows.contains_key(&f.r));
+        if let Some(half_life) = opts.recency_half_life {
+            let now = crate::memory::now_ms();
+            for f in &mut fused {
+                if let Some(item) = rows.get(&f.r) {
+                    f.score *= fusion::decay(now.saturating_sub(item.updated_at_ms), half_life);
+                }
+            }
+            fusion::sort_best_first(&mut fused);
+        }
+        fused.truncate(limit);
+        Ok(fused
+            .into_iter()
+            .filter_map(|f: Fused| {
+                rows.remove(&f.r).map(|item| RecallHit {
+                    item,
+                    score: f.score,
+                    fts_rank: f.fts_rank,
+                    vector_rank: f.vector_rank,
+                })
+            })
+            .collect())
+    }
+
+    /// The query's vector with its model id, or None (logged) when recall must fall back to
+    /// full text.
+    async fn embed_query(&self, query: &str) -> Option<(String, Vec<f32>)> {
+        let Some(embedder) = self.embedder.as_deref() else {
+            tracing::debug!(
+                recall_fallback = "full_text",
+                reason = "no embedder",
+                "recall on full text only"
+            );
+            return None;
+        };
+        match embedder.embed(&[query.to_owned()]).await {
+            Ok(mut v) if v.len() == 1 => v.pop().map(|q| (embedder.model_id().to_owned(), q)),
+            Ok(v) => {
+                tracing::warn!(
+                    recall_fallback = "full_text",
+                    reason = "embedder returned the wrong number of vectors",
+                    got = v.len(),
+                    "recall on full text only"
+                );
+                None
+            }
+            Err(e) => {
+                tracing::warn!(
+                    recall_fallback = "full_text",
+                    reason = "embedding the query failed",
+                    model = embedder.model_id(),
+                    error = %e,
+                    "recall on full text only"
+                );
+                None
+            }
+        }
+    }
+}

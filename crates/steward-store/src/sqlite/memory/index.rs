@@ -1,0 +1,174 @@
+//! The search index shared by every kind of remembered row: `memory_docs` (one row per memory
+//! row: its kind, id, user, creation time and tags; its id is the rowid in `memory_fts` and in
+//! the vector tables) and the FTS5 table. Owns keeping both in step with the rows (callers run
+//! these inside their write transaction) and the full-text query. Does not own the vectors
+//! (`vectors.rs`) nor turning user text into tokens (`validate::memory::query_tokens`).
+
+use super::{col, tags_json, tags_param, vectors};
+use crate::sqlite::sql_limit;
+use crate::{MemoryFilter, StoreError};
+use rusqlite::{Connection, OptionalExtension, params};
+use steward_protocol::{MemoryKind, MemoryRef};
+
+/// Where a memory row sits, for filters.
+pub(super) struct Doc<'a> {
+    pub kind: MemoryKind,
+    pub ref_id: i64,
+    pub user: &'a str,
+    pub created_at_ms: i64,
+    pub tags: &'a [String],
+}
+
+/// What the full-text index sees of a row.
+pub(super) struct Text<'a> {
+    pub title: &'a str,
+    pub body: &'a str,
+    pub tags: &'a [String],
+}
+
+const INSERT_DOC: &str = "INSERT INTO memory_docs (kind, ref_id, user, created_at_ms, tags) \
+     VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id";
+const FIND_DOC: &str = "SELECT id FROM memory_docs WHERE kind = ?1 AND ref_id = ?2";
+const SET_DOC_TAGS: &str = "UPDATE memory_docs SET tags = ?2 WHERE id = ?1";
+const DELETE_DOC: &str = "DELETE FROM memory_docs WHERE id = ?1";
+const INSERT_FTS: &str =
+    "INSERT INTO memory_fts (rowid, title, body, tags) VALUES (?1, ?2, ?3, ?4)";
+const DELETE_FTS: &str = "DELETE FROM memory_fts WHERE rowid = ?1";
+
+// CROSS JOIN keeps memory_fts as the outer loop: the MATCH finds the candidate rows once, and
+// each is checked against its doc row (probing the FTS index per doc would be far slower).
+// Filters are parameters, NULL meaning "not filtered", so this is one cached statement.
+// Tags: every wanted tag must be among the doc's tags.
+const SEARCH: &str = "SELECT d.kind, d.ref_id, memory_fts.rank \
+     FROM memory_fts CROSS JOIN memory_docs AS d ON d.id = memory_fts.rowid \
+     WHERE memory_fts MATCH ?1 AND d.user = ?2 \
+       AND (?3 IS NULL OR d.kind IN (SELECT value FROM json_each(?3))) \
+       AND (?4 IS NULL OR d.created_at_ms >= ?4) \
+       AND (?5 IS NULL OR d.created_at_ms <= ?5) \
+       AND (?6 IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(?6) AS want \
+            WHERE NOT EXISTS (SELECT 1 FROM json_each(d.tags) AS have \
+                              WHERE have.value = want.value))) \
+     ORDER BY memory_fts.rank, d.id \
+     LIMIT ?7";
+
+/// Indexes a new row.
+pub(super) fn add(conn: &Connection, doc: &Doc<'_>, text: &Text<'_>) -> Result<(), StoreError> {
+    let id: i64 = conn.prepare_cached(INSERT_DOC)?.query_row(
+        params![
+            doc.kind.as_str(),
+            doc.ref_id,
+            doc.user,
+            doc.created_at_ms,
+            tags_json(doc.tags)?
+        ],
+        |row| row.get(0),
+    )?;
+    insert_fts(conn, id, text)
+}
+
+fn insert_fts(conn: &Connection, doc_id: i64, text: &Text<'_>) -> Result<(), StoreError> {
+    conn.prepare_cached(INSERT_FTS)?.execute(params![
+        doc_id,
+        text.title,
+        text.body,
+        text.tags.join(" ")
+    ])?;
+    Ok(())
+}
+
+fn find(conn: &Connection, kind: MemoryKind, ref_id: i64) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached(FIND_DOC)?
+        .query_row(params![kind.as_str(), ref_id], |row| row.get(0))
+        .optional()?)
+}
+
+/// Re-indexes a changed row; `drop_vectors` when the text its vectors were computed from
+/// changed (the backfill then sees it as missing and re-embeds it).
+pub(super) fn replace(
+    conn: &Connection,
+    kind: MemoryKind,
+    ref_id: i64,
+    text: &Text<'_>,
+    doc_tags: &[String],
+    drop_vectors: bool,
+) -> Result<(), StoreError> {
+    let id = find(conn, kind, ref_id)?.ok_or_else(|| {
+        StoreError::Corrupt(format!(
+            "{} {ref_id} has no search index row",
+            kind.as_str()
+        ))
+    })?;
+    conn.prepare_cached(SET_DOC_TAGS)?
+        .execute(params![id, tags_json(doc_tags)?])?;
+    conn.prepare_cached(DELETE_FTS)?.execute([id])?;
+    insert_fts(conn, id, text)?;
+    if drop_vectors {
+        vectors::remove_all(conn, id)?;
+    }
+    Ok(())
+}
+
+/// Removes a deleted row from the full-text index and every vector table.
+pub(super) fn remove(conn: &Connection, kind: MemoryKind, ref_id: i64) -> Result<(), StoreError> {
+    let Some(id) = find(conn, kind, ref_id)? else {
+        return Ok(());
+    };
+    vectors::remove_all(conn, id)?;
+    conn.prepare_cached(DELETE_FTS)?.execute([id])?;
+    conn.prepare_cached(DELETE_DOC)?.execute([id])?;
+    Ok(())
+}
+
+/// The kinds filter as a JSON array parameter (NULL = all kinds).
+fn kinds_param(filter: &MemoryFilter) -> Option<String> {
+    if filter.kinds.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = filter
+        .kinds
+        .iter()
+        .map(|k| format!("\"{}\"", k.as_str()))
+        .collect();
+    Some(format!("[{}]", names.join(",")))
+}
+
+/// `tokens` come from `query_tokens`: letters and digits only, so quoting each one makes it a
+/// plain term; FTS5 operators (OR, NEAR, column filters, `*`, `^`) cannot appear.
+pub(super) fn match_expression(tokens: &[String]) -> String {
+    let quoted: Vec<String> = tokens.iter().map(|t| format!("\"{t}\"")).collect();
+    quoted.join(" OR ")
+}
+
+pub(super) fn search(
+    conn: &Connection,
+    user: &str,
+    tokens: &[String],
+    filter: &MemoryFilter,
+    limit: usize,
+) -> Result<Vec<(MemoryRef, f64)>, StoreError> {
+    let mut stmt = conn.prepare_cached(SEARCH)?;
+    let mut rows = stmt.query(params![
+        match_expression(tokens),
+        user,
+        kinds_param(filter),
+        filter.since_ms,
+        filter.until_ms,
+        tags_param(&filter.tags)?,
+        sql_limit(limit)
+    ])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let what = || "search index row".to_owned();
+        let r = memory_ref(col(row, 0, &what)?, col(row, 1, &what)?)?;
+        let rank: f64 = col(row, 2, &what)?;
+        out.push((r, -rank));
+    }
+    Ok(out)
+}
+
+pub(super) fn memory_ref(kind: String, id: i64) -> Result<MemoryRef, StoreError> {
+    let kind = MemoryKind::parse(&kind)
+        .ok_or_else(|| StoreError::Corrupt(format!("search index row {id}: unknown kind")))?;
+    Ok(MemoryRef { kind, id })
+}
