@@ -111,12 +111,18 @@ mod tests {
 
     #[test]
     fn only_a_lone_link_is_a_bare_url() {
-        assert_eq!(bare_url(" https://example.com/a?b=1 "), Some("https://example.com/a?b=1"));
+        assert_eq!(
+            bare_url(" https://example.com/a?b=1 "),
+            Some("https://example.com/a?b=1")
+        );
         assert_eq!(bare_url("http://x.org"), Some("http://x.org"));
         assert_eq!(bare_url("read https://example.com"), None);
         assert_eq!(bare_url("https://example.com and more"), None);
         assert_eq!(bare_url("https://"), None);
         assert_eq!(bare_url("ftp://example.com"), None);
-        assert_eq!(bare_url(&format!("https://e.com/{}", "a".repeat(3000))), None);
+        assert_eq!(
+            bare_url(&format!("https://e.com/{}", "a".repeat(3000))),
+            None
+        );
     }
 }

@@ -7,13 +7,13 @@
 
 use crate::edit_turn::edit_turn;
 use crate::gates::{memory_context, read_later_gate, spawn_extraction};
-use steward_memory::Exchange;
 use crate::history::trim_history;
 use crate::prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
 use crate::settings::ModelBinding;
 use crate::steward::Inner;
 use crate::tool_round::run_tool_round;
 use steward_llm::{ChatRequest, LlmError, ModelRef};
+use steward_memory::Exchange;
 use steward_protocol::{FailureKind, Inbound, Message, TurnEvent, Usage};
 use steward_tools::ToolContext;
 use tokio::sync::mpsc;
@@ -124,16 +124,16 @@ pub(crate) async fn run_turn(
         let mut tool_outputs = Vec::new();
         let body = turn_body(&ctx, &inbound, kind, &etx, &mut tool_outputs);
         let result = match tokio::time::timeout(timeout, body).await {
-                Ok(r) => r,
-                Err(_) => Err(Failure {
-                    kind: FailureKind::Budget,
-                    message: format!(
-                        "The turn took longer than {} s (agent.turn_timeout_secs) and was stopped.",
-                        timeout.as_secs()
-                    ),
-                    retryable: true,
-                }),
-            };
+            Ok(r) => r,
+            Err(_) => Err(Failure {
+                kind: FailureKind::Budget,
+                message: format!(
+                    "The turn took longer than {} s (agent.turn_timeout_secs) and was stopped.",
+                    timeout.as_secs()
+                ),
+                retryable: true,
+            }),
+        };
         let terminal = match result {
             Ok(done) => done,
             Err(f) => {
@@ -257,12 +257,11 @@ async fn turn_body(
         let assistant = Message::assistant(response.text, response.tool_calls.clone());
         let mut group = vec![assistant];
         let results = run_tool_round(ctx, inbound, &response.tool_calls, &tool_ctx, events).await?;
-        tool_outputs.extend(results.iter().map(|m| {
-            (
-                m.tool_name.clone().unwrap_or_default(),
-                m.content.clone(),
-            )
-        }));
+        tool_outputs.extend(
+            results
+                .iter()
+                .map(|m| (m.tool_name.clone().unwrap_or_default(), m.content.clone())),
+        );
         group.extend(results);
         inner.store.append_messages(conversation, &group).await?;
         request.messages.extend(group);

@@ -14,7 +14,10 @@ use steward_testkit::{FakeModel, Reply, Step};
 async fn remembered_facts_and_notes_reach_the_user_turn_not_the_system_prompt() {
     let fake = FakeModel::start().await.unwrap();
     let (h, memory) = harness_with_memory(&fake, false);
-    memory.user_set_fact("owner", "dog_name", "Biscuit").await.unwrap();
+    memory
+        .user_set_fact("owner", "dog_name", "Biscuit")
+        .await
+        .unwrap();
     memory
         .save_note(
             "owner",
@@ -28,11 +31,21 @@ async fn remembered_facts_and_notes_reach_the_user_turn_not_the_system_prompt() 
         .await
         .unwrap();
     fake.push(Step::Reply(Reply::text("Friday at 10.")));
-    collect(&h.steward, inbound("m1", "when is the vet appointment for Biscuit?")).await;
+    collect(
+        &h.steward,
+        inbound("m1", "when is the vet appointment for Biscuit?"),
+    )
+    .await;
     let body = &fake.requests()[0].body;
     let system = body["messages"][0]["content"].as_str().unwrap();
-    assert!(!system.contains("Biscuit"), "memory never enters the system prompt");
-    let user = body["messages"].as_array().unwrap().last().unwrap()["content"].as_str().unwrap().to_owned();
+    assert!(
+        !system.contains("Biscuit"),
+        "memory never enters the system prompt"
+    );
+    let user = body["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(user.contains("<memory"), "{user}");
     assert!(user.contains("Biscuit sees the vet on Friday"), "{user}");
     assert!(user.ends_with("when is the vet appointment for Biscuit?"));
@@ -42,7 +55,11 @@ async fn remembered_facts_and_notes_reach_the_user_turn_not_the_system_prompt() 
 async fn a_bare_link_is_saved_for_later_without_calling_the_model() {
     let fake = FakeModel::start().await.unwrap();
     let (h, _memory) = harness_with_memory(&fake, true);
-    let events = collect(&h.steward, inbound("m2", "https://example.com/article?id=7")).await;
+    let events = collect(
+        &h.steward,
+        inbound("m2", "https://example.com/article?id=7"),
+    )
+    .await;
     assert!(final_text(&events).contains("read later"));
     assert_eq!(fake.request_count(), 0);
     let saved = h.store.list_read_later("owner", &[], 10).await.unwrap();
@@ -54,13 +71,19 @@ async fn a_bare_link_is_saved_for_later_without_calling_the_model() {
 async fn facts_are_extracted_after_the_exchange_and_never_override_the_user() {
     let fake = FakeModel::start().await.unwrap();
     let (h, memory) = harness_with_memory(&fake, true);
-    memory.user_set_fact("owner", "home_city", "Lyon").await.unwrap();
+    memory
+        .user_set_fact("owner", "home_city", "Lyon")
+        .await
+        .unwrap();
     fake.push(Step::Reply(Reply::text("Noted, you like hiking.")));
     fake.push(Step::Reply(Reply::text(
         r#"{"facts":[{"key":"hobby","value":"hiking","confidence":0.95,"evidence":"user"},{"key":"home_city","value":"Paris","confidence":0.9,"evidence":"user"}]}"#,
     )));
     collect(&h.steward, inbound("m3", "I love hiking on weekends")).await;
-    assert!(fake.wait_for_requests(2, Duration::from_secs(10)).await, "extraction ran after the turn");
+    assert!(
+        fake.wait_for_requests(2, Duration::from_secs(10)).await,
+        "extraction ran after the turn"
+    );
     let mut hobby = None;
     for _ in 0..100 {
         hobby = h.store.get_fact("owner", "hobby").await.unwrap();
@@ -72,7 +95,12 @@ async fn facts_are_extracted_after_the_exchange_and_never_override_the_user() {
     let hobby = hobby.expect("extracted fact stored");
     assert_eq!(hobby.value, "hiking");
     assert_eq!(hobby.source, FactSource::Extracted);
-    let city = h.store.get_fact("owner", "home_city").await.unwrap().unwrap();
+    let city = h
+        .store
+        .get_fact("owner", "home_city")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(city.value, "Lyon", "the user's own fact wins");
     assert_eq!(city.source, FactSource::User);
     // The extraction model saw the exchange, not the system prompt of the chat.

@@ -3,7 +3,8 @@
 //!
 //! Owns: this one wire format. Does not own: HTTP plumbing (`http`), retries (`models`).
 
-use crate::http::{Http, StreamHandler, emit_whole};
+use crate::call::{self, Streamed, Wire};
+use crate::http::Http;
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, ChatResponse, FinishReason, LlmError, ModelProvider, ProviderConfig, TextSink,
@@ -129,40 +130,19 @@ impl ModelProvider for Anthropic {
         on_text: Option<TextSink<'_>>,
         cancel: &CancellationToken,
     ) -> Result<ChatResponse, LlmError> {
-        let streaming = self.http.stream && on_text.is_some();
-        tracing::Span::current().record("streaming", streaming);
-        let url = format!("{}/v1/messages", self.http.base_url);
-        let rb = self.http.post_json(&url, &body(model, req, streaming));
-        let model_name = format!("{}:{model}", self.http.name);
-        let http = &self.http;
-        let resp = if streaming {
-            let mut acc = Accumulator::new(on_text);
-            http.guarded(cancel, async {
-                let resp = http.send(rb).await?;
-                http.drive_stream(resp, &mut acc).await
-            })
-            .await?;
-            acc.into_response(model_name)
-        } else {
-            let m: MessageResponse = http
-                .guarded(cancel, async { http.json(http.send(rb).await?).await })
-                .await?;
-            let resp = from_message(m, model_name);
-            emit_whole(on_text, &resp.text);
-            resp
-        };
-        crate::models::record_usage(resp.usage);
-        Ok(resp)
+        call::chat::<Self>(
+            &self.http,
+            model,
+            on_text,
+            cancel,
+            |_| Ok(format!("{}/v1/messages", self.http.base_url)),
+            |streaming| body(model, req, streaming),
+        )
+        .await
     }
 
     async fn probe(&self) -> Result<(), LlmError> {
-        let url = format!("{}/v1/models", self.http.base_url);
-        let rb = self.http.get(&url);
-        self.http
-            .guarded(&CancellationToken::new(), async {
-                self.http.send(rb).await.map(|_| ())
-            })
-            .await
+        call::probe(&self.http, "/v1/models").await
     }
 }
 
@@ -205,8 +185,9 @@ enum Block {
     Other,
 }
 
+// pub(crate) only because it is named in the `Wire` impl.
 #[derive(Deserialize)]
-struct MessageResponse {
+pub(crate) struct MessageResponse {
     #[serde(default)]
     content: Vec<Block>,
     stop_reason: Option<String>,
@@ -302,7 +283,8 @@ enum BlockDelta {
 }
 
 /// A tool_use block being streamed: `partial_json` pieces concatenate to the arguments.
-struct PendingCall {
+// pub(crate) only because it is named in the `Wire` impl.
+pub(crate) struct PendingCall {
     index: usize,
     call: ToolCall,
     /// The block's initial `input`, used only when no partial JSON ever arrives.
@@ -310,76 +292,29 @@ struct PendingCall {
     got_json: bool,
 }
 
-struct Accumulator<'a> {
-    on_text: Option<TextSink<'a>>,
-    text: String,
-    calls: Vec<PendingCall>,
-    usage: Usage,
-    stop_reason: Option<String>,
-}
+type Accumulator<'a> = Streamed<'a, Anthropic>;
 
-impl<'a> Accumulator<'a> {
-    fn new(on_text: Option<TextSink<'a>>) -> Self {
-        Accumulator {
-            on_text,
-            text: String::new(),
-            calls: Vec::new(),
-            usage: Usage::default(),
-            stop_reason: None,
-        }
-    }
+impl Wire for Anthropic {
+    type Call = PendingCall;
+    type Whole = MessageResponse;
 
-    fn push_text(&mut self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        if let Some(sink) = self.on_text {
-            sink(text);
-        }
-        self.text.push_str(text);
-    }
-
-    fn into_response(self, model: String) -> ChatResponse {
-        let tool_calls = self
-            .calls
-            .into_iter()
-            .map(|p| {
-                let mut call = p.call;
-                if !p.got_json {
-                    call.arguments = p.initial.to_string();
-                }
-                call
-            })
-            .collect();
-        ChatResponse {
-            text: self.text,
-            tool_calls,
-            usage: self.usage,
-            model,
-            finish: finish_reason(self.stop_reason.as_deref()),
-        }
-    }
-}
-
-impl StreamHandler for Accumulator<'_> {
-    fn on_event(&mut self, ev: SseEvent) -> Result<bool, LlmError> {
-        let parsed: StreamEvent = serde_json::from_str(&ev.data).map_err(|e| LlmError::Decode {
-            provider: String::new(),
-            message: format!("invalid stream event {:?} ({e})", ev.event),
+    fn on_event(acc: &mut Accumulator<'_>, ev: SseEvent) -> Result<bool, LlmError> {
+        let parsed: StreamEvent = serde_json::from_str(&ev.data).map_err(|e| {
+            call::decode_error(format!("invalid stream event {:?} ({e})", ev.event))
         })?;
         match parsed {
             StreamEvent::MessageStart { message } => {
                 if let Some(i) = message.usage.input() {
-                    self.usage.input_tokens = i;
+                    acc.usage.input_tokens = i;
                 }
                 if let Some(o) = message.usage.output_tokens {
-                    self.usage.output_tokens = o;
+                    acc.usage.output_tokens = o;
                 }
             }
             StreamEvent::ContentBlockStart {
                 index,
                 content_block: Block::ToolUse { id, name, input },
-            } => self.calls.push(PendingCall {
+            } => acc.calls.push(PendingCall {
                 index,
                 call: ToolCall {
                     id,
@@ -392,12 +327,12 @@ impl StreamHandler for Accumulator<'_> {
             StreamEvent::ContentBlockStart {
                 content_block: Block::Text { text },
                 ..
-            } => self.push_text(&text),
+            } => acc.push_text(&text),
             StreamEvent::ContentBlockStart { .. } => {}
             StreamEvent::ContentBlockDelta { index, delta } => match delta {
-                BlockDelta::TextDelta { text } => self.push_text(&text),
+                BlockDelta::TextDelta { text } => acc.push_text(&text),
                 BlockDelta::InputJsonDelta { partial_json } => {
-                    if let Some(p) = self.calls.iter_mut().rev().find(|p| p.index == index) {
+                    if let Some(p) = acc.calls.iter_mut().rev().find(|p| p.index == index) {
                         p.call.arguments.push_str(&partial_json);
                         p.got_json = true;
                     }
@@ -406,14 +341,14 @@ impl StreamHandler for Accumulator<'_> {
             },
             StreamEvent::MessageDelta { delta, usage } => {
                 if delta.stop_reason.is_some() {
-                    self.stop_reason = delta.stop_reason;
+                    acc.finish = delta.stop_reason;
                 }
                 // Counts in message_delta are cumulative, so they replace earlier ones.
                 if let Some(o) = usage.output_tokens {
-                    self.usage.output_tokens = o;
+                    acc.usage.output_tokens = o;
                 }
                 if let Some(i) = usage.input() {
-                    self.usage.input_tokens = i;
+                    acc.usage.input_tokens = i;
                 }
             }
             StreamEvent::MessageStop => return Ok(true),
@@ -423,12 +358,29 @@ impl StreamHandler for Accumulator<'_> {
         Ok(false)
     }
 
-    fn complete(&self) -> bool {
-        self.stop_reason.is_some()
+    fn response(acc: Accumulator<'_>, model: String) -> ChatResponse {
+        let tool_calls = acc
+            .calls
+            .into_iter()
+            .map(|p| {
+                let mut call = p.call;
+                if !p.got_json {
+                    call.arguments = p.initial.to_string();
+                }
+                call
+            })
+            .collect();
+        ChatResponse {
+            text: acc.text,
+            tool_calls,
+            usage: acc.usage,
+            model,
+            finish: finish_reason(acc.finish.as_deref()),
+        }
     }
 
-    fn has_output(&self) -> bool {
-        !self.text.is_empty()
+    fn from_whole(m: MessageResponse, model: String) -> Result<ChatResponse, LlmError> {
+        Ok(from_message(m, model))
     }
 }
 
@@ -444,13 +396,7 @@ fn stream_error(err: &Value) -> LlmError {
         Some("request_too_large") => 413,
         _ => 500,
     };
-    let body = json!({ "error": err }).to_string();
-    LlmError::Http {
-        provider: String::new(),
-        status,
-        message: crate::http::error_excerpt(body.as_bytes()),
-        retry_after: None,
-    }
+    call::stream_error(status, err)
 }
 
 #[cfg(test)]

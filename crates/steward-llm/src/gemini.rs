@@ -5,7 +5,8 @@
 //! carrying Gemini's thought signatures through those ids. Does not own: HTTP plumbing
 //! (`http`), retries (`models`).
 
-use crate::http::{Http, StreamHandler, emit_whole};
+use crate::call::{self, Streamed, Wire};
+use crate::http::Http;
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, ChatResponse, FinishReason, LlmError, ModelProvider, ProviderConfig, TextSink,
@@ -191,61 +192,27 @@ impl ModelProvider for Gemini {
         on_text: Option<TextSink<'_>>,
         cancel: &CancellationToken,
     ) -> Result<ChatResponse, LlmError> {
-        let streaming = self.http.stream && on_text.is_some();
-        tracing::Span::current().record("streaming", streaming);
-        let path = model_path(model)?;
-        let base = &self.http.base_url;
-        let url = if streaming {
-            format!("{base}/v1beta/models/{path}:streamGenerateContent?alt=sse")
-        } else {
-            format!("{base}/v1beta/models/{path}:generateContent")
-        };
-        let rb = self.http.post_json(&url, &body(req));
-        let model_name = format!("{}:{model}", self.http.name);
-        let http = &self.http;
-        let resp = if streaming {
-            let mut acc = Accumulator::new(on_text);
-            http.guarded(cancel, async {
-                let resp = http.send(rb).await?;
-                http.drive_stream(resp, &mut acc).await
+        let url = |streaming: bool| {
+            let path = model_path(model)?;
+            let base = &self.http.base_url;
+            Ok(if streaming {
+                format!("{base}/v1beta/models/{path}:streamGenerateContent?alt=sse")
+            } else {
+                format!("{base}/v1beta/models/{path}:generateContent")
             })
-            .await?;
-            acc.into_response(model_name)
-        } else {
-            let g: GenResponse = http
-                .guarded(cancel, async { http.json(http.send(rb).await?).await })
-                .await?;
-            let mut acc = Accumulator::new(None);
-            acc.apply(g).map_err(|e| http_adopt(http, e))?;
-            let resp = acc.into_response(model_name);
-            emit_whole(on_text, &resp.text);
-            resp
         };
-        crate::models::record_usage(resp.usage);
-        Ok(resp)
+        call::chat::<Self>(&self.http, model, on_text, cancel, url, |_| body(req)).await
     }
 
     async fn probe(&self) -> Result<(), LlmError> {
-        let url = format!("{}/v1beta/models", self.http.base_url);
-        let rb = self.http.get(&url);
-        self.http
-            .guarded(&CancellationToken::new(), async {
-                self.http.send(rb).await.map(|_| ())
-            })
-            .await
+        call::probe(&self.http, "/v1beta/models").await
     }
 }
 
-fn http_adopt(http: &Http, e: LlmError) -> LlmError {
-    match e {
-        LlmError::Decode { message, .. } => http.decode(&message),
-        other => other,
-    }
-}
-
+// pub(crate) only because it is named in the `Wire` impl.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GenResponse {
+pub(crate) struct GenResponse {
     #[serde(default)]
     candidates: Vec<Candidate>,
     usage_metadata: Option<UsageMeta>,
@@ -303,25 +270,9 @@ struct UsageMeta {
     thoughts_token_count: u64,
 }
 
-struct Accumulator<'a> {
-    on_text: Option<TextSink<'a>>,
-    text: String,
-    calls: Vec<ToolCall>,
-    usage: Usage,
-    finish: Option<String>,
-}
+type Accumulator<'a> = Streamed<'a, Gemini>;
 
-impl<'a> Accumulator<'a> {
-    fn new(on_text: Option<TextSink<'a>>) -> Self {
-        Accumulator {
-            on_text,
-            text: String::new(),
-            calls: Vec::new(),
-            usage: Usage::default(),
-            finish: None,
-        }
-    }
-
+impl Accumulator<'_> {
     /// Fold one (full or streamed) response in: texts concatenate, calls append.
     fn apply(&mut self, g: GenResponse) -> Result<(), LlmError> {
         if let Some(u) = g.usage_metadata {
@@ -357,11 +308,8 @@ impl<'a> Accumulator<'a> {
                     name: fc.name,
                     arguments: args.to_string(),
                 });
-            } else if let Some(text) = part.text.filter(|t| !t.is_empty() && !part.thought) {
-                if let Some(sink) = self.on_text {
-                    sink(&text);
-                }
-                self.text.push_str(&text);
+            } else if let Some(text) = part.text.filter(|_| !part.thought) {
+                self.push_text(&text);
             }
         }
         if let Some(reason) = candidate.finish_reason {
@@ -369,61 +317,47 @@ impl<'a> Accumulator<'a> {
         }
         Ok(())
     }
+}
 
-    fn into_response(self, model: String) -> ChatResponse {
-        let has_calls = !self.calls.is_empty();
-        let finish = match self.finish.as_deref() {
+impl Wire for Gemini {
+    type Call = ToolCall;
+    type Whole = GenResponse;
+
+    fn on_event(acc: &mut Accumulator<'_>, ev: SseEvent) -> Result<bool, LlmError> {
+        let value: Value = serde_json::from_str(&ev.data)
+            .map_err(|e| call::decode_error(format!("invalid stream chunk ({e})")))?;
+        if let Some(err) = value.get("error") {
+            return Err(call::stream_error(call::code_status(err), err));
+        }
+        let chunk: GenResponse = serde_json::from_value(value)
+            .map_err(|e| call::decode_error(format!("unexpected stream chunk ({e})")))?;
+        acc.apply(chunk)?;
+        // Gemini has no end marker: the body simply ends after the finishing chunk.
+        Ok(false)
+    }
+
+    fn response(acc: Accumulator<'_>, model: String) -> ChatResponse {
+        let has_calls = !acc.calls.is_empty();
+        let finish = match acc.finish.as_deref() {
             _ if has_calls => FinishReason::ToolCalls,
             Some("STOP") | None => FinishReason::Stop,
             Some("MAX_TOKENS") => FinishReason::Length,
             Some(other) => FinishReason::Other(other.to_owned()),
         };
         ChatResponse {
-            text: self.text,
-            tool_calls: self.calls,
-            usage: self.usage,
+            text: acc.text,
+            tool_calls: acc.calls,
+            usage: acc.usage,
             model,
             finish,
         }
     }
-}
 
-impl StreamHandler for Accumulator<'_> {
-    fn on_event(&mut self, ev: SseEvent) -> Result<bool, LlmError> {
-        let value: Value = serde_json::from_str(&ev.data).map_err(|e| LlmError::Decode {
-            provider: String::new(),
-            message: format!("invalid stream chunk ({e})"),
-        })?;
-        if let Some(err) = value.get("error") {
-            let status = err
-                .get("code")
-                .and_then(Value::as_u64)
-                .and_then(|c| u16::try_from(c).ok())
-                .filter(|c| (400..=599).contains(c))
-                .unwrap_or(500);
-            let body = json!({ "error": err }).to_string();
-            return Err(LlmError::Http {
-                provider: String::new(),
-                status,
-                message: crate::http::error_excerpt(body.as_bytes()),
-                retry_after: None,
-            });
-        }
-        let chunk: GenResponse = serde_json::from_value(value).map_err(|e| LlmError::Decode {
-            provider: String::new(),
-            message: format!("unexpected stream chunk ({e})"),
-        })?;
-        self.apply(chunk)?;
-        // Gemini has no end marker: the body simply ends after the finishing chunk.
-        Ok(false)
-    }
-
-    fn complete(&self) -> bool {
-        self.finish.is_some()
-    }
-
-    fn has_output(&self) -> bool {
-        !self.text.is_empty()
+    fn from_whole(g: GenResponse, model: String) -> Result<ChatResponse, LlmError> {
+        // Whole and streamed answers share one reading, so they cannot drift apart.
+        let mut acc = Accumulator::new(None);
+        acc.apply(g)?;
+        Ok(acc.into_response(model))
     }
 }
 

@@ -314,15 +314,6 @@ pub(crate) fn error_excerpt(body: &[u8]) -> String {
     }
 }
 
-/// Call `on_text` once with a whole non-streamed answer, so sinks see text either way.
-pub(crate) fn emit_whole(on_text: Option<crate::TextSink<'_>>, text: &str) {
-    if let Some(sink) = on_text
-        && !text.is_empty()
-    {
-        sink(text);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

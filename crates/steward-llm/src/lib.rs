@@ -14,6 +14,7 @@
 //! (what is retryable, what message the user sees, that keys never leak into it).
 
 mod anthropic;
+mod call;
 mod error;
 mod gemini;
 mod http;

@@ -3,7 +3,8 @@
 //!
 //! Owns: this one wire format. Does not own: HTTP plumbing (`http`), retries (`models`).
 
-use crate::http::{Http, StreamHandler, emit_whole};
+use crate::call::{self, Streamed, Wire};
+use crate::http::Http;
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, ChatResponse, FinishReason, LlmError, ModelProvider, ProviderConfig, TextSink,
@@ -104,45 +105,25 @@ impl ModelProvider for OpenAi {
         on_text: Option<TextSink<'_>>,
         cancel: &CancellationToken,
     ) -> Result<ChatResponse, LlmError> {
-        let streaming = self.http.stream && on_text.is_some();
-        tracing::Span::current().record("streaming", streaming);
-        let url = format!("{}/chat/completions", self.http.base_url);
-        let rb = self.http.post_json(&url, &self.body(model, req, streaming));
-        let model_name = format!("{}:{model}", self.http.name);
-        let http = &self.http;
-        let resp = if streaming {
-            let mut acc = Accumulator::new(on_text);
-            http.guarded(cancel, async {
-                let resp = http.send(rb).await?;
-                http.drive_stream(resp, &mut acc).await
-            })
-            .await?;
-            acc.into_response(model_name)
-        } else {
-            let c: Completion = http
-                .guarded(cancel, async { http.json(http.send(rb).await?).await })
-                .await?;
-            let resp = from_completion(c, model_name);
-            emit_whole(on_text, &resp.text);
-            resp
-        };
-        crate::models::record_usage(resp.usage);
-        Ok(resp)
+        call::chat::<Self>(
+            &self.http,
+            model,
+            on_text,
+            cancel,
+            |_| Ok(format!("{}/chat/completions", self.http.base_url)),
+            |streaming| self.body(model, req, streaming),
+        )
+        .await
     }
 
     async fn probe(&self) -> Result<(), LlmError> {
-        let url = format!("{}/models", self.http.base_url);
-        let rb = self.http.get(&url);
-        self.http
-            .guarded(&CancellationToken::new(), async {
-                self.http.send(rb).await.map(|_| ())
-            })
-            .await
+        call::probe(&self.http, "/models").await
     }
 }
 
+// pub(crate) only because it is named in the `Wire` impl.
 #[derive(Deserialize)]
-struct Completion {
+pub(crate) struct Completion {
     #[serde(default)]
     choices: Vec<Choice>,
     usage: Option<OaUsage>,
@@ -283,25 +264,9 @@ struct DeltaFunction {
 }
 
 /// Builds the answer from streamed chunks; tool calls are keyed by their `index`.
-struct Accumulator<'a> {
-    on_text: Option<TextSink<'a>>,
-    text: String,
-    calls: Vec<ToolCall>,
-    usage: Usage,
-    finish: Option<String>,
-}
+type Accumulator<'a> = Streamed<'a, OpenAi>;
 
-impl<'a> Accumulator<'a> {
-    fn new(on_text: Option<TextSink<'a>>) -> Self {
-        Accumulator {
-            on_text,
-            text: String::new(),
-            calls: Vec::new(),
-            usage: Usage::default(),
-            finish: None,
-        }
-    }
-
+impl Accumulator<'_> {
     fn apply_call(&mut self, d: DeltaToolCall) {
         // Without an index, a chunk carrying an id starts a new call; otherwise it continues
         // the last one.
@@ -332,9 +297,48 @@ impl<'a> Accumulator<'a> {
             call.arguments.push_str(&raw_arguments(f.arguments));
         }
     }
+}
 
-    fn into_response(self, model: String) -> ChatResponse {
-        let tool_calls: Vec<ToolCall> = self
+impl Wire for OpenAi {
+    type Call = ToolCall;
+    type Whole = Completion;
+
+    fn on_event(acc: &mut Accumulator<'_>, ev: SseEvent) -> Result<bool, LlmError> {
+        let data = ev.data.trim();
+        // Some servers close without "[DONE]" once they have sent a finish reason;
+        // `Streamed::complete` accepts that.
+        if data == "[DONE]" {
+            return Ok(true);
+        }
+        if data.is_empty() {
+            return Ok(false);
+        }
+        let chunk: Chunk = serde_json::from_str(data)
+            .map_err(|e| call::decode_error(format!("invalid stream chunk ({e})")))?;
+        if let Some(err) = chunk.error {
+            // OpenRouter and others send `{"error": {...}}` mid-stream.
+            return Err(call::stream_error(call::code_status(&err), &err));
+        }
+        if let Some(u) = chunk.usage {
+            acc.usage = u.into();
+        }
+        for choice in chunk.choices {
+            if let Some(reason) = choice.finish_reason {
+                acc.finish = Some(reason);
+            }
+            let Some(delta) = choice.delta else { continue };
+            if let Some(text) = delta.content {
+                acc.push_text(&text);
+            }
+            for d in delta.tool_calls.unwrap_or_default() {
+                acc.apply_call(d);
+            }
+        }
+        Ok(false)
+    }
+
+    fn response(acc: Accumulator<'_>, model: String) -> ChatResponse {
+        let tool_calls: Vec<ToolCall> = acc
             .calls
             .into_iter()
             .enumerate()
@@ -346,77 +350,17 @@ impl<'a> Accumulator<'a> {
                 c
             })
             .collect();
-        let finish = finish_reason(self.finish.as_deref(), !tool_calls.is_empty());
+        let finish = finish_reason(acc.finish.as_deref(), !tool_calls.is_empty());
         ChatResponse {
-            text: self.text,
+            text: acc.text,
             tool_calls,
-            usage: self.usage,
+            usage: acc.usage,
             model,
             finish,
         }
     }
-}
 
-impl StreamHandler for Accumulator<'_> {
-    fn on_event(&mut self, ev: SseEvent) -> Result<bool, LlmError> {
-        let data = ev.data.trim();
-        if data == "[DONE]" {
-            return Ok(true);
-        }
-        if data.is_empty() {
-            return Ok(false);
-        }
-        let chunk: Chunk = serde_json::from_str(data).map_err(|e| LlmError::Decode {
-            provider: String::new(),
-            message: format!("invalid stream chunk ({e})"),
-        })?;
-        if let Some(err) = chunk.error {
-            return Err(stream_error(&err));
-        }
-        if let Some(u) = chunk.usage {
-            self.usage = u.into();
-        }
-        for choice in chunk.choices {
-            if let Some(reason) = choice.finish_reason {
-                self.finish = Some(reason);
-            }
-            let Some(delta) = choice.delta else { continue };
-            if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
-                if let Some(sink) = self.on_text {
-                    sink(&text);
-                }
-                self.text.push_str(&text);
-            }
-            for d in delta.tool_calls.unwrap_or_default() {
-                self.apply_call(d);
-            }
-        }
-        Ok(false)
-    }
-
-    fn complete(&self) -> bool {
-        // Some servers close without "[DONE]" once they have sent a finish reason.
-        self.finish.is_some()
-    }
-
-    fn has_output(&self) -> bool {
-        !self.text.is_empty()
-    }
-}
-
-/// An `{"error": {...}}` object sent mid-stream (OpenRouter and others do this).
-fn stream_error(err: &Value) -> LlmError {
-    let status = err
-        .get("code")
-        .and_then(Value::as_u64)
-        .and_then(|c| u16::try_from(c).ok())
-        .filter(|c| (400..=599).contains(c))
-        .unwrap_or(500);
-    let body = json!({ "error": err }).to_string();
-    LlmError::Http {
-        provider: String::new(),
-        status,
-        message: crate::http::error_excerpt(body.as_bytes()),
-        retry_after: None,
+    fn from_whole(c: Completion, model: String) -> Result<ChatResponse, LlmError> {
+        Ok(from_completion(c, model))
     }
 }

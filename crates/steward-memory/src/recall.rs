@@ -9,6 +9,16 @@
 //! cannot embed still answers.
 //!
 //! The full-text side searches the query's content words (see `query`), not its function words.
+//!
+//! In hybrid mode the full-text list joins the fusion only when its best match stands out
+//! (`fusion::fts_stands_out`). Why: at k = 60 neighbouring ranks differ by ~0.0003, so any
+//! full-text contribution reorders the vector list; when the full-text hits are only common
+//! words shared with the query (the usual case for a paraphrased question), that reordering
+//! is noise and hybrid ranked worse than vectors alone on the retrieval fixture. A distinctive
+//! match (a name, model number or code) stands out and is fused as usual. Plain fusion was
+//! tried again once the store matched all content words first (any of the rarest few only
+//! when no row has them all): still worse than vectors alone (hybrid MRR 0.728 against 0.889
+//! on the fixture), so the gate stays.
 
 mod query;
 
@@ -86,16 +96,22 @@ impl Memory {
         };
         let use_fts = opts.mode != RecallMode::Vector || query_vector.is_none();
 
-        let fts: Vec<MemoryRef> = if use_fts {
+        let mut fts_scored = if use_fts {
             self.store
                 .fts_search(user, &query::fts_terms(query), &opts.filter, n)
                 .await?
-                .into_iter()
-                .map(|(r, _)| r)
-                .collect()
         } else {
             Vec::new()
         };
+        let scores: Vec<f64> = fts_scored.iter().map(|(_, s)| *s).collect();
+        if query_vector.is_some() && !fusion::fts_stands_out(&scores) {
+            tracing::debug!(
+                fts_candidates = fts_scored.len(),
+                "full-text list has no standout match; vectors alone rank this recall"
+            );
+            fts_scored.clear();
+        }
+        let fts: Vec<MemoryRef> = fts_scored.into_iter().map(|(r, _)| r).collect();
         let vectors: Vec<MemoryRef> = match &query_vector {
             Some((model, v)) => self
                 .store

@@ -1,6 +1,6 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
-//! approval and grant routes, the OpenAI-compatible API, bearer-token auth and
-//! hostile-input handling.
+//! approval and grant routes, the memory routes (facts, notes, search), the
+//! OpenAI-compatible API, bearer-token auth and hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
 //! HTTP responses, the accept loop with graceful shutdown. Does not own: running turns (that

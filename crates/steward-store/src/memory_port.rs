@@ -251,7 +251,7 @@ pub trait MemoryStore: Send + Sync {
     async fn get_items(&self, refs: &[MemoryRef]) -> Result<Vec<MemoryItem>, StoreError>;
     /// Full-text (BM25) over facts (key+value), notes (title+body+tags), read-later
     /// (title+url+tags), learnings, intentions. `query` is plain user text: the adapter turns it
-    /// into a safe expression (quoted tokens OR-ed), never lets query syntax through; nothing
+    /// into a safe expression (quoted content words AND-ed; when nothing matches them all, the rarest few OR-ed), never lets query syntax through; nothing
     /// searchable left → empty. Best first; score = -bm25 (higher is better).
     async fn fts_search(
         &self,

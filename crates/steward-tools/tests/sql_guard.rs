@@ -24,7 +24,7 @@ fn assert_refused(out: &ToolOutcome, expected: &str, sql: &str) {
 /// preview and the tool's run called directly (as core does after an approval).
 async fn assert_execute_refused(f: &Fixture, r: &ToolRegistry, sql: &str, expected: &str) {
     let before = f.protected_snapshot();
-    let notes = f.table("notes");
+    let journal = f.table("journal");
     let tasks = f.table("tasks");
     assert_refused(&execute(r, sql).await, expected, sql);
     let tool = r.get("db_execute").unwrap();
@@ -42,13 +42,13 @@ async fn assert_execute_refused(f: &Fixture, r: &ToolRegistry, sql: &str, expect
         f.protected_snapshot(),
         "{sql:?} changed a protected table"
     );
-    assert_eq!(notes, f.table("notes"), "{sql:?} changed notes");
+    assert_eq!(journal, f.table("journal"), "{sql:?} changed journal");
     assert_eq!(tasks, f.table("tasks"), "{sql:?} changed tasks");
 }
 
 async fn assert_query_refused(f: &Fixture, r: &ToolRegistry, sql: &str, expected: &str) {
     let before = f.protected_snapshot();
-    let notes = f.table("notes");
+    let journal = f.table("journal");
     assert_refused(&query(r, sql).await, expected, sql);
     // Bypassing validate: the run path is guarded on its own.
     let tool = r.get("db_query").unwrap();
@@ -59,10 +59,10 @@ async fn assert_query_refused(f: &Fixture, r: &ToolRegistry, sql: &str, expected
         .to_string();
     assert!(err.contains(expected), "{sql:?} run: {err}");
     assert_eq!(before, f.protected_snapshot(), "{sql:?}");
-    assert_eq!(notes, f.table("notes"), "{sql:?}");
+    assert_eq!(journal, f.table("journal"), "{sql:?}");
 }
 
-const PROTECTED: &str = "is not allowed (it holds Steward's own approval records)";
+const PROTECTED: &str = "is not allowed (it holds Steward's own approval or memory records)";
 
 #[tokio::test]
 async fn protected_tables_are_unreadable_however_named() {
@@ -85,15 +85,15 @@ async fn protected_tables_are_unreadable_however_named() {
         ("SELECT count(*) FROM action_audit", "action_audit"),
         ("SELECT (SELECT value FROM kv LIMIT 1)", "kv"),
         (
-            "SELECT title FROM notes WHERE id IN (SELECT rowid FROM scores)",
+            "SELECT title FROM journal WHERE id IN (SELECT rowid FROM scores)",
             "scores",
         ),
         (
-            "SELECT n.title FROM notes n JOIN grants g ON g.id = n.title",
+            "SELECT n.title FROM journal n JOIN grants g ON g.id = n.title",
             "grants",
         ),
         (
-            "SELECT * FROM notes UNION ALL SELECT id, tool, status FROM pending_actions",
+            "SELECT * FROM journal UNION ALL SELECT id, tool, status FROM pending_actions",
             "pending_actions",
         ),
     ];
@@ -138,9 +138,9 @@ async fn protected_tables_are_unwritable_however_reached() {
             "pending_actions",
         ),
         ("REPLACE INTO kv VALUES ('secret_setting', 'x')", "kv"),
-        // The trigger on notes writes action_audit: refused, via the trigger.
+        // The trigger on journal writes action_audit: refused, via the trigger.
         (
-            "INSERT INTO notes (title) VALUES ('harmless?')",
+            "INSERT INTO journal (title) VALUES ('harmless?')",
             "action_audit",
         ),
         // The foreign key cascades into scores.
@@ -150,9 +150,9 @@ async fn protected_tables_are_unwritable_however_reached() {
         let expected = format!("access to table {table} {PROTECTED}");
         assert_execute_refused(&f, &r, sql, &expected).await;
     }
-    let out = execute(&r, "INSERT INTO notes (title) VALUES ('x')").await;
+    let out = execute(&r, "INSERT INTO journal (title) VALUES ('x')").await;
     assert!(
-        out.output.contains("reached through `notes_audit`"),
+        out.output.contains("reached through `journal_audit`"),
         "{}",
         out.output
     );
@@ -166,7 +166,7 @@ async fn db_query_cannot_write() {
         "INSERT INTO tasks (title) VALUES ('x')",
         "UPDATE tasks SET done = 1",
         "DELETE FROM tasks",
-        "DELETE FROM notes WHERE id = 3",
+        "DELETE FROM journal WHERE id = 3",
         "CREATE TABLE extra (a)",
         "DROP TABLE tasks",
         "CREATE TEMP TABLE scratch (a)",
@@ -209,7 +209,7 @@ async fn attach_vacuum_and_pragmas_are_refused() {
         assert_execute_refused(&f, &r, pragma, "PRAGMA").await;
     }
     // The harmless read-only ones are there for schema discovery.
-    let out = query(&r, "PRAGMA table_info(notes)").await;
+    let out = query(&r, "PRAGMA table_info(journal)").await;
     assert!(out.ok && out.output.contains("title"), "{}", out.output);
 }
 
@@ -232,7 +232,7 @@ async fn dangerous_functions_are_refused() {
         let sql = format!("SELECT {function}('x')");
         assert_query_refused(&f, &r, &sql, "no such function").await;
     }
-    assert!(query(&r, "SELECT upper(title) FROM notes").await.ok);
+    assert!(query(&r, "SELECT upper(title) FROM journal").await.ok);
 }
 
 #[tokio::test]
@@ -240,7 +240,7 @@ async fn one_statement_per_call() {
     let f = Fixture::new();
     let r = registry(f.cfg());
     let one = "only one SQL statement per call";
-    assert_query_refused(&f, &r, "SELECT 1; DELETE FROM notes", "refused").await;
+    assert_query_refused(&f, &r, "SELECT 1; DELETE FROM journal", "refused").await;
     assert_query_refused(&f, &r, "SELECT 1; SELECT 2", one).await;
     assert_execute_refused(
         &f,
@@ -268,7 +268,7 @@ async fn transaction_control_and_wrong_tool_are_refused() {
     for sql in ["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT s", "RELEASE s"] {
         assert_execute_refused(&f, &r, sql, "transaction control").await;
     }
-    assert_execute_refused(&f, &r, "SELECT * FROM notes", "use db_query to read").await;
+    assert_execute_refused(&f, &r, "SELECT * FROM journal", "use db_query to read").await;
     assert_execute_refused(
         &f,
         &r,
@@ -379,4 +379,40 @@ async fn revisions_go_through_the_same_guard() {
         "{}",
         err.output
     );
+}
+
+#[tokio::test]
+async fn memory_tables_are_protected_including_run_time_vector_tables() {
+    let fx = Fixture::new();
+    let registry = registry(fx.cfg());
+    let before = fx.protected_snapshot();
+    for sql in [
+        "SELECT * FROM facts",
+        "SELECT * FROM memory_vec_384_1",
+        "SELECT * FROM \"MEMORY_VEC_384_1\"",
+        "SELECT * FROM main.memory_vec_384_1",
+    ] {
+        let out = support::call(&registry, "db_query", json!({ "sql": sql })).await;
+        assert!(
+            !out.ok && out.output.contains("is not allowed"),
+            "{sql}: {}",
+            out.output
+        );
+    }
+    let out = support::call(
+        &registry,
+        "db_execute",
+        json!({ "sql": "UPDATE facts SET source = 'user'" }),
+    )
+    .await;
+    assert!(!out.ok, "{}", out.output);
+    let out = support::call(
+        &registry,
+        "db_execute",
+        json!({ "sql": "DELETE FROM memory_vec_384_1" }),
+    )
+    .await;
+    assert!(!out.ok, "{}", out.output);
+    assert_eq!(fx.protected_snapshot(), before);
+    assert_eq!(fx.count("memory_vec_384_1"), 1);
 }

@@ -16,7 +16,7 @@ const COUNT_TO_A_BILLION: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SEL
 async fn query_output_is_a_tab_separated_table_that_values_cannot_forge() {
     let f = Fixture::new();
     let r = registry(f.cfg());
-    let out = query(&r, "SELECT id, title, body FROM notes ORDER BY id").await;
+    let out = query(&r, "SELECT id, title, body FROM journal ORDER BY id").await;
     assert_eq!(
         lines(&out),
         [
@@ -38,9 +38,9 @@ async fn rows_are_capped() {
         max_rows: 2,
         ..f.cfg()
     });
-    let out = query(&r, "SELECT id FROM notes ORDER BY id").await;
+    let out = query(&r, "SELECT id FROM journal ORDER BY id").await;
     assert_eq!(lines(&out), ["id", "1", "2", "… truncated at 2 rows"]);
-    let out = query(&r, "SELECT id FROM notes WHERE id > 1 ORDER BY id").await;
+    let out = query(&r, "SELECT id FROM journal WHERE id > 1 ORDER BY id").await;
     assert_eq!(lines(&out), ["id", "2", "3", "(2 rows)"]);
 }
 
@@ -59,8 +59,8 @@ async fn long_statements_are_interrupted() {
         out.output
     );
     // A write that runs too long is stopped and rolled back, on preview and on run.
-    let notes = f.table("notes");
-    let sql = format!("UPDATE notes SET body = ({COUNT_TO_A_BILLION})");
+    let journal = f.table("journal");
+    let sql = format!("UPDATE journal SET body = ({COUNT_TO_A_BILLION})");
     let out = execute(&r, &sql).await;
     assert!(
         out.output.contains("ran longer than 200 ms"),
@@ -70,7 +70,7 @@ async fn long_statements_are_interrupted() {
     let tool = r.get("db_execute").unwrap();
     let preview = tool.preview(&args(&sql), &ctx()).await.unwrap();
     assert!(preview.unwrap_err().to_string().contains("ran longer"));
-    assert_eq!(notes, f.table("notes"));
+    assert_eq!(journal, f.table("journal"));
     // The connection's deadline is per call: the next call works.
     assert!(query(&r, "SELECT 1").await.ok);
 }
@@ -82,11 +82,11 @@ async fn params_are_bound_not_spliced() {
     let out = call(
         &r,
         "db_query",
-        json!({"sql": "SELECT title FROM notes WHERE id = ?1", "params": [2]}),
+        json!({"sql": "SELECT title FROM journal WHERE id = ?1", "params": [2]}),
     )
     .await;
     assert_eq!(lines(&out), ["title", "ideas", "(1 row)"]);
-    let hostile = "x'); DROP TABLE notes; --";
+    let hostile = "x'); DROP TABLE journal; --";
     let out = call(
         &r,
         "db_execute",
@@ -103,7 +103,7 @@ async fn params_are_bound_not_spliced() {
         )
         .unwrap();
     assert_eq!(stored, (hostile.to_owned(), 1));
-    assert_eq!(f.count("notes"), 3);
+    assert_eq!(f.count("journal"), 3);
 }
 
 #[tokio::test]
@@ -203,9 +203,9 @@ async fn autoincrement_and_returning_work() {
     let out = execute(&r, "INSERT INTO tasks (title) VALUES ('new') RETURNING id").await;
     assert_eq!((out.ok, out.output.as_str()), (true, "affected 1 row"));
     assert_eq!(f.count("tasks"), 4);
-    let out = execute(&r, "DELETE FROM notes WHERE id = 3").await;
+    let out = execute(&r, "DELETE FROM journal WHERE id = 3").await;
     assert_eq!((out.ok, out.output.as_str()), (true, "affected 1 row"));
-    assert_eq!(f.count("notes"), 2);
+    assert_eq!(f.count("journal"), 2);
 }
 
 #[tokio::test]

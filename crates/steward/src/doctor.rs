@@ -51,12 +51,41 @@ pub async fn run(cfg: &LoadedConfig, out: &mut dyn Write) -> io::Result<bool> {
         check_model(&mut r, s, "fallback_model", m, &mut probed).await?;
     }
     check_http_addr(&mut r, s)?;
+    check_embeddings(&mut r, s)?;
     if s.api_token.is_none() {
         r.ok("api_token: not set (steward serve generates one)")?;
     } else {
         r.ok("api_token: set")?;
     }
     Ok(!r.failed)
+}
+
+/// Memory works without embeddings (full text only); say which it is and how to add them.
+fn check_embeddings(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
+    match s.memory.embedder.as_str() {
+        "none" => r.ok("memory: embeddings off (memory.embedder = none): recall uses full text"),
+        "local" => {
+            let dir = crate::memory_wiring::local_model_dir(s);
+            if crate::memory_wiring::local_model_present(&dir) {
+                r.ok(&format!(
+                    "memory: local embedding model at {}",
+                    dir.display()
+                ))
+            } else {
+                r.warn(
+                    &format!(
+                        "memory: no local embedding model at {}: recall uses full text only",
+                        dir.display()
+                    ),
+                    &[
+                        format!("scripts/fetch-model.sh {}", dir.display()),
+                        "or set memory.embedder = \"openai:text-embedding-3-small\" (uses OPENAI_API_KEY)".to_string(),
+                    ],
+                )
+            }
+        }
+        remote => r.ok(&format!("memory: remote embeddings from {remote}")),
+    }
 }
 
 struct Report<'a> {

@@ -7,7 +7,7 @@ pub mod app;
 pub mod chat;
 pub mod config;
 pub mod doctor;
-pub mod memory_wiring;
 pub mod memory_cmd;
+pub mod memory_wiring;
 pub mod serve;
 pub mod token;

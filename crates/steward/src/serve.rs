@@ -53,8 +53,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             api_token,
             max_body_bytes: settings.max_body_bytes,
             model_label: model_label.clone(),
-            // The lead wires the app's memory in here once `app::build` builds one.
-            memory: None,
+            memory: Some(app.memory.clone()),
         },
     );
     let stop = CancellationToken::new();

@@ -94,6 +94,15 @@ async fn no_model_warns_with_fix_and_passes() {
     );
     assert!(out.contains("STEWARD_MODEL=ollama:"), "{out}");
     assert!(!out.contains("FAIL"), "{out}");
+    // No embedding model: recall still works on full text, and doctor says how to add it.
+    assert!(
+        out.contains("warn memory: no local embedding model"),
+        "{out}"
+    );
+    assert!(
+        line_after(&out, "warn memory").contains("scripts/fetch-model.sh"),
+        "{out}"
+    );
 }
 
 #[tokio::test]

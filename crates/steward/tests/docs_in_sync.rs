@@ -44,7 +44,7 @@ fn every_environment_variable_in_the_readme_exists() {
 fn ci_runs_the_readme_test_command() {
     let readme = repo_file("README.md");
     let ci = repo_file(".ci/run");
-    let test_cmd = "cargo test --workspace --locked";
+    let test_cmd = "scripts/test";
     assert!(
         readme.contains(test_cmd),
         "README must give the test command"
@@ -52,6 +52,11 @@ fn ci_runs_the_readme_test_command() {
     assert!(
         ci.lines().any(|l| l.trim() == test_cmd),
         ".ci/run must run the README's test command"
+    );
+    let script = repo_file("scripts/test");
+    assert!(
+        script.contains("cargo test --workspace --locked"),
+        "scripts/test runs every test"
     );
     assert!(readme.contains("cargo run --release -- serve"));
 }

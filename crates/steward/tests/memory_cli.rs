@@ -92,10 +92,17 @@ async fn fact_set_is_the_users_word() {
         "home.city = Paris  (source user, confidence 1.00, from user)"
     );
 
-    assert_eq!(ok(dir.path(), &["fact", "delete", "home.city"]).trim(), "deleted home.city");
+    assert_eq!(
+        ok(dir.path(), &["fact", "delete", "home.city"]).trim(),
+        "deleted home.city"
+    );
     let again = steward(dir.path(), &["fact", "delete", "home.city"]);
     assert_eq!(again.status.code(), Some(1));
-    assert!(stderr(&again).contains("no fact is stored under home.city"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("no fact is stored under home.city"),
+        "{}",
+        stderr(&again)
+    );
 
     let bad = steward(dir.path(), &["fact", "set", "Home City", "x"]);
     assert_eq!(bad.status.code(), Some(1));
@@ -107,11 +114,17 @@ async fn fact_set_is_the_users_word() {
 #[tokio::test]
 async fn stored_text_cannot_drive_the_terminal() {
     let dir = TempDir::new("mem-escape");
-    ok(dir.path(), &["fact", "set", "colour", "red\u{1b}[2J\nfake.key = planted"]);
+    ok(
+        dir.path(),
+        &["fact", "set", "colour", "red\u{1b}[2J\nfake.key = planted"],
+    );
     let listed = ok(dir.path(), &["facts"]);
     assert_eq!(listed.lines().count(), 1, "{listed}");
     assert!(!listed.contains('\u{1b}'), "{listed:?}");
-    assert!(listed.contains("red\\u{1b}[2J\\nfake.key = planted"), "{listed}");
+    assert!(
+        listed.contains("red\\u{1b}[2J\\nfake.key = planted"),
+        "{listed}"
+    );
 }
 
 #[tokio::test]
@@ -119,26 +132,54 @@ async fn notes_round_trip_and_search_finds_them() {
     let dir = TempDir::new("mem-notes");
     let out = ok(
         dir.path(),
-        &["note", "add", "--title", "Boiler", "service due in March", "--tag", "House"],
+        &[
+            "note",
+            "add",
+            "--title",
+            "Boiler",
+            "service due in March",
+            "--tag",
+            "House",
+        ],
     );
-    let id: i64 = out.trim().strip_prefix("saved note ").unwrap().parse().unwrap();
-    ok(dir.path(), &["note", "add", "--title", "Books", "read Dune next"]);
+    let id: i64 = out
+        .trim()
+        .strip_prefix("saved note ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    ok(
+        dir.path(),
+        &["note", "add", "--title", "Books", "read Dune next"],
+    );
 
     let house = ok(dir.path(), &["notes", "--tag", "house"]);
-    assert!(house.starts_with(&format!("{id}  Boiler  [house]\n")), "{house}");
+    assert!(
+        house.starts_with(&format!("{id}  Boiler  [house]\n")),
+        "{house}"
+    );
     assert!(!house.contains("Books"), "{house}");
     assert!(ok(dir.path(), &["notes"]).contains("Books"));
 
     let id_s = id.to_string();
-    ok(dir.path(), &["note", "edit", &id_s, "--body", "boiler serviced in March"]);
+    ok(
+        dir.path(),
+        &["note", "edit", &id_s, "--body", "boiler serviced in March"],
+    );
     let found = ok(dir.path(), &["search", "serviced", "--kind", "note"]);
     assert!(found.starts_with(&format!("note {id}  score ")), "{found}");
     assert!(found.contains("from user"), "{found}");
-    assert!(found.contains("Boiler: boiler serviced in March"), "{found}");
+    assert!(
+        found.contains("Boiler: boiler serviced in March"),
+        "{found}"
+    );
 
     let empty_edit = steward(dir.path(), &["note", "edit", &id_s]);
     assert_eq!(empty_edit.status.code(), Some(1));
-    assert_eq!(ok(dir.path(), &["note", "delete", &id_s]).trim(), format!("deleted note {id}"));
+    assert_eq!(
+        ok(dir.path(), &["note", "delete", &id_s]).trim(),
+        format!("deleted note {id}")
+    );
     let gone = steward(dir.path(), &["note", "delete", &id_s]);
     assert_eq!(gone.status.code(), Some(1));
     assert!(stderr(&gone).contains(&format!("no note {id}")));
@@ -157,16 +198,32 @@ async fn retention_is_a_dry_run_unless_applied() {
             (extracted("episode.monday", "went swimming", None), old),
             (extracted("episode.today", "went running", None), now),
             (extracted("home.city", "Lyon", None), old),
-            (extracted("trip.flight", "AF123", Some(now - DAY_MS)), now - 2 * DAY_MS),
+            (
+                extracted("trip.flight", "AF123", Some(now - DAY_MS)),
+                now - 2 * DAY_MS,
+            ),
         ] {
             store.upsert_fact("owner", &fact, at).await.unwrap();
         }
     }
-    let args = ["retention", "--expired", "--prefix", "episode.", "--unseen-days", "30"];
+    let args = [
+        "retention",
+        "--expired",
+        "--prefix",
+        "episode.",
+        "--unseen-days",
+        "30",
+    ];
     let dry = ok(dir.path(), &args);
-    assert!(dry.contains("would delete: episode.monday = went swimming"), "{dry}");
+    assert!(
+        dry.contains("would delete: episode.monday = went swimming"),
+        "{dry}"
+    );
     assert!(dry.contains("would delete: trip.flight = AF123"), "{dry}");
-    assert!(!dry.contains("episode.today") && !dry.contains("home.city"), "{dry}");
+    assert!(
+        !dry.contains("episode.today") && !dry.contains("home.city"),
+        "{dry}"
+    );
     assert!(dry.contains("2 fact(s) would be deleted (dry run"), "{dry}");
     let keys = |dir: &Path| {
         let dir = dir.to_owned();
@@ -178,7 +235,12 @@ async fn retention_is_a_dry_run_unless_applied() {
     };
     assert_eq!(
         keys(dir.path()).await,
-        ["episode.monday", "episode.today", "home.city", "trip.flight"],
+        [
+            "episode.monday",
+            "episode.today",
+            "home.city",
+            "trip.flight"
+        ],
         "a dry run deletes nothing"
     );
 
@@ -191,10 +253,17 @@ async fn retention_is_a_dry_run_unless_applied() {
 
     let unpaired = steward(dir.path(), &["retention", "--prefix", "episode."]);
     assert_eq!(unpaired.status.code(), Some(1));
-    assert!(stderr(&unpaired).contains("--unseen-days"), "{}", stderr(&unpaired));
+    assert!(
+        stderr(&unpaired).contains("--unseen-days"),
+        "{}",
+        stderr(&unpaired)
+    );
     let nothing = steward(dir.path(), &["retention"]);
     assert_eq!(nothing.status.code(), Some(1));
-    let broad = steward(dir.path(), &["retention", "--prefix", "%", "--unseen-days", "1"]);
+    let broad = steward(
+        dir.path(),
+        &["retention", "--prefix", "%", "--unseen-days", "1"],
+    );
     assert_eq!(broad.status.code(), Some(1), "a pattern is not a prefix");
 }
 

@@ -116,7 +116,10 @@ pub fn final_text(events: &[TurnEvent]) -> String {
 }
 
 /// A harness with memory on (no embedder: full-text recall), sharing the turn's store.
-pub fn harness_with_memory(fake: &FakeModel, extract: bool) -> (Harness, Arc<steward_memory::Memory>) {
+pub fn harness_with_memory(
+    fake: &FakeModel,
+    extract: bool,
+) -> (Harness, Arc<steward_memory::Memory>) {
     let store = Arc::new(SqliteStore::open_in_memory().unwrap());
     let memory = Arc::new(steward_memory::Memory::new(
         store.clone(),

@@ -8,11 +8,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use candle_core::safetensors::BufferedSafetensors;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+use super::weights::ColumnMajorLinears;
 use super::{EmbedError, Embedder, l2_normalize};
 
 /// Model id stored with every vector made by this embedder.
@@ -102,8 +104,13 @@ impl LocalMiniLm {
         // tensors are built.
         let bytes = std::fs::read(&weights_path)
             .map_err(|e| load_err(&weights_path.display().to_string(), e))?;
-        let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &device)
-            .map_err(|e| load_err("model.safetensors", e))?;
+        let tensors =
+            BufferedSafetensors::new(bytes).map_err(|e| load_err("model.safetensors", e))?;
+        let vb = VarBuilder::from_backend(
+            Box::new(ColumnMajorLinears(tensors)),
+            DType::F32,
+            device.clone(),
+        );
         let model = BertModel::load(vb, &config).map_err(|e| load_err("model weights", e))?;
         Ok(LocalMiniLm {
             inner: Arc::new(Inner {

@@ -8,6 +8,8 @@
 #[cfg(feature = "local-embed")]
 mod local;
 mod remote;
+#[cfg(feature = "local-embed")]
+mod weights;
 
 #[cfg(feature = "local-embed")]
 pub use local::{LOCAL_DIMS, LOCAL_MODEL_ID, LocalMiniLm};

@@ -2,9 +2,7 @@
 //! owner's notes. Notes written here carry the user's provenance.
 //! Does not own storage or search (see `search`).
 
-use super::{
-    MAX_TAG_LEN, OWNER, check_field, clean_tags, memory_error, memory_of, note_id, parse_limit,
-};
+use super::{OWNER, check_field, clean_tags, memory_error, memory_of, note_id, parse_limit};
 use crate::body::parse_json;
 use crate::error::ApiError;
 use crate::{AppState, MAX_TEXT_BYTES};
@@ -74,11 +72,7 @@ pub(crate) async fn list_notes(
     };
     let memory = memory_of(&state)?;
     let limit = parse_limit(query.limit.as_deref(), DEFAULT_LIMIT, MAX_LIMIT)?;
-    let tags = match query.tag {
-        Some(tag) if tag.len() <= MAX_TAG_LEN * 4 => clean_tags(vec![tag])?,
-        Some(_) => return Err(ApiError::bad_request("invalid tag")),
-        None => Vec::new(),
-    };
+    let tags = clean_tags(query.tag.into_iter().collect())?;
     let filter = MemoryFilter {
         kinds: vec![MemoryKind::Note],
         tags,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use steward_memory::{Memory, MemoryConfig};
 use steward_protocol::{FactSource, Provenance};
 use steward_server::ServerConfig;
-use steward_store::{MemoryStore, NewFact, SqliteStore};
+use steward_store::{MemoryStore, NewFact, NewNote, SqliteStore};
 
 struct Mem {
     server: crate::support::Server,
@@ -337,6 +337,32 @@ async fn hostile_input_is_refused_before_the_memory() {
     ] {
         assert_eq!(m.server.get(bad).await.status(), 400, "{bad}");
     }
+}
+
+#[tokio::test]
+async fn another_users_note_is_not_found() {
+    let m = start_memory().await;
+    let theirs = NewNote {
+        title: "theirs".into(),
+        body: "not the owner's".into(),
+        tags: vec![],
+        provenance: Provenance::User { conversation: None },
+    };
+    let note = m
+        .store
+        .insert_note("someone", &theirs, 1_000)
+        .await
+        .unwrap();
+    let path = format!("/api/v1/notes/{}", note.id);
+    let resp = m
+        .send(Method::PATCH, &path, Some(json!({"title": "mine now"})))
+        .await;
+    assert_eq!(resp.status(), 404);
+    assert_eq!(m.send(Method::DELETE, &path, None).await.status(), 404);
+    let kept = m.store.get_note(note.id).await.unwrap().unwrap();
+    assert_eq!(kept.title, "theirs");
+    let listed = json_of(m.server.get("/api/v1/notes").await).await;
+    assert!(listed["notes"].as_array().unwrap().is_empty());
 }
 
 #[tokio::test]

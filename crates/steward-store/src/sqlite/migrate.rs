@@ -13,7 +13,21 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../migrations/sqlite/V1__init.sql")),
     (2, include_str!("../../migrations/sqlite/V2__approvals.sql")),
     (3, include_str!("../../migrations/sqlite/V3__memory.sql")),
+    (
+        4,
+        include_str!("../../migrations/sqlite/V4__vector_bits.sql"),
+    ),
 ];
+
+/// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose
+/// names are data (one per embedder model) cannot be written as a fixed script.
+fn after_sql(tx: &Connection, version: i64) -> Result<(), StoreError> {
+    if version == 4 {
+        let rebuilt = super::memory::vectors::rebuild_legacy(tx)?;
+        tracing::info!(rebuilt, "vector tables moved to the bit + float layout");
+    }
+    Ok(())
+}
 
 /// The newest schema this binary understands.
 pub(super) const LATEST: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;
@@ -57,6 +71,10 @@ pub(super) fn apply(conn: &mut Connection, location: &str) -> Result<i64, StoreE
             continue;
         }
         tx.execute_batch(sql).map_err(failed)?;
+        after_sql(&tx, version).map_err(|e| StoreError::Migration {
+            version,
+            source: Box::new(e),
+        })?;
         tx.pragma_update(None, "user_version", version)
             .map_err(failed)?;
         tx.commit().map_err(failed)?;
@@ -127,6 +145,38 @@ mod tests {
             )
             .unwrap();
         assert_eq!(created, 0, "V2's earlier tables were rolled back");
+        let value: String = conn
+            .query_row("SELECT value FROM kv WHERE key = 'k'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(value, "v");
+    }
+
+    #[test]
+    fn a_failing_v3_keeps_v2_and_its_data() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0].1).unwrap();
+        conn.execute_batch(MIGRATIONS[1].1).unwrap();
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        // `embeddings` comes after the FTS table, so V3 fails after creating most of its schema.
+        conn.execute_batch(
+            "INSERT INTO kv (key, value, updated_at) VALUES ('k', 'v', 1);
+             CREATE TABLE embeddings (x INTEGER);",
+        )
+        .unwrap();
+        let err = apply(&mut conn, ":memory:").unwrap_err();
+        assert!(
+            matches!(err, StoreError::Migration { version: 3, .. }),
+            "{err}"
+        );
+        assert_eq!(user_version(&conn).unwrap(), 2);
+        let created: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name IN ('facts', 'memory_fts')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(created, 0, "V3's earlier tables were rolled back");
         let value: String = conn
             .query_row("SELECT value FROM kv WHERE key = 'k'", [], |r| r.get(0))
             .unwrap();

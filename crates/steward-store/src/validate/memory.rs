@@ -146,10 +146,31 @@ pub(crate) fn embedding(embedding: &[f32]) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Words that match most rows: ranking all those rows costs far more than they add (BM25 gives
+/// them almost no weight), so a query drops them unless nothing else is left.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "an", "and", "are", "as", "at", "be", "but", "by", "can", "did", "do", "does",
+    "for", "from", "had", "has", "have", "how", "i", "if", "in", "is", "it", "its", "me", "my",
+    "of", "on", "or", "our", "so", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who",
+    "why", "will", "with", "you", "your",
+];
+
 /// Plain user text → search tokens: runs of letters and digits, lowercased, runs longer than
-/// 64 characters dropped, duplicates dropped, at most 32 kept. Nothing else survives, so no
-/// query syntax (quotes, operators, column filters, wildcards) can reach a search engine.
+/// 64 characters dropped, duplicates dropped, at most 32 kept, stopwords dropped when other
+/// words remain. Nothing else survives, so no query syntax (quotes, operators, column filters,
+/// wildcards) can reach a search engine.
 pub(crate) fn query_tokens(query: &str) -> Vec<String> {
+    let all = words(query);
+    let content: Vec<String> = all
+        .iter()
+        .filter(|t| !STOPWORDS.contains(&t.as_str()))
+        .cloned()
+        .collect();
+    if content.is_empty() { all } else { content }
+}
+
+fn words(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for run in query.split(|c: char| !c.is_alphanumeric()) {
         if out.len() == MAX_QUERY_TOKENS {
@@ -216,9 +237,18 @@ mod tests {
     fn query_tokens_keep_only_words() {
         assert_eq!(
             query_tokens(r#"Title:"Budget* NEAR(x AND y) 🦀 café_au-lait"#),
-            [
-                "title", "budget", "near", "x", "and", "y", "café", "au", "lait"
-            ]
+            ["title", "budget", "near", "x", "y", "café", "au", "lait"]
+        );
+        assert_eq!(
+            query_tokens("What is THE plan?"),
+            ["plan"],
+            "stopwords dropped"
+        );
+        assert_eq!(query_tokens("AND OR NOT"), ["not"]);
+        assert_eq!(
+            query_tokens("to be or"),
+            ["to", "be", "or"],
+            "kept when nothing else"
         );
         assert!(query_tokens("\"*^():-+ 🦀").is_empty());
         assert_eq!(query_tokens("Rust rust RUST"), ["rust"]);

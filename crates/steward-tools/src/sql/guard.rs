@@ -11,7 +11,7 @@ use crate::schema::echo;
 use rusqlite::Connection;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use std::sync::{Arc, Mutex, PoisonError};
-use steward_store::PROTECTED_TABLES;
+use steward_store::{PROTECTED_TABLE_PREFIX, PROTECTED_TABLES};
 
 /// Which tool the statement belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,9 +202,14 @@ fn deny(reason: &str) -> Verdict {
 }
 
 fn is_protected(name: &str) -> bool {
+    let prefix = PROTECTED_TABLE_PREFIX.len();
     PROTECTED_TABLES
         .iter()
         .any(|p| p.eq_ignore_ascii_case(name))
+        // Memory's run-time tables (vector and FTS shadow tables) share a prefix.
+        || name
+            .get(..prefix)
+            .is_some_and(|p| p.eq_ignore_ascii_case(PROTECTED_TABLE_PREFIX))
 }
 
 fn is_system(name: &str) -> bool {
@@ -214,7 +219,7 @@ fn is_system(name: &str) -> bool {
 
 fn protected_message(name: &str) -> Verdict {
     Verdict::Deny(format!(
-        "access to table {} is not allowed (it holds Steward's own approval records)",
+        "access to table {} is not allowed (it holds Steward's own approval or memory records)",
         echo(&name.to_ascii_lowercase())
     ))
 }
@@ -335,7 +340,7 @@ mod tests {
     #[test]
     fn writes_depend_on_mode() {
         let insert = AuthAction::Insert {
-            table_name: "notes",
+            table_name: "journal",
         };
         assert!(denied(decide(Mode::Query, insert, false)));
         assert_eq!(decide(EXEC, insert, false), Verdict::AllowWrite);
@@ -373,7 +378,7 @@ mod tests {
         assert!(denied(decide(DDL, drop_trigger, false)));
         let trigger = AuthAction::CreateTrigger {
             trigger_name: "t",
-            table_name: "notes",
+            table_name: "journal",
         };
         assert!(denied(decide(DDL, trigger, false)));
         let system = AuthAction::DropTable {
@@ -402,9 +407,9 @@ mod tests {
             pragma_name: "table_info",
             pragma_value: Some(value),
         };
-        assert_eq!(decide(Mode::Query, info("notes"), false), Verdict::Allow);
+        assert_eq!(decide(Mode::Query, info("journal"), false), Verdict::Allow);
         assert!(denied(decide(Mode::Query, info("'grants'"), false)));
-        assert!(denied(decide(EXEC, info("notes"), false)));
+        assert!(denied(decide(EXEC, info("journal"), false)));
         let writable = AuthAction::Pragma {
             pragma_name: "writable_schema",
             pragma_value: Some("1"),

@@ -1,6 +1,6 @@
 //! Shared fixture for the SQL tool tests: a throwaway SQLite file with ordinary tables
-//! (`notes`, `tasks`, `projects`), Steward's protected tables (filled with rows), a trigger
-//! on `notes` and a foreign key from `scores` to `projects` that reach a protected table
+//! (`journal`, `tasks`, `projects`), Steward's protected tables (filled with rows), a trigger
+//! on `journal` and a foreign key from `scores` to `projects` that reach a protected table
 //! from an ordinary one, and views.
 
 #![allow(dead_code)]
@@ -14,7 +14,7 @@ use steward_protocol::{ConversationId, ToolCall};
 use steward_tools::{SqlToolsConfig, ToolContext, ToolOutcome, ToolRegistry, sql_tools};
 
 const SCHEMA: &str = "
-CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT);
+CREATE TABLE journal (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT);
 CREATE TABLE tasks (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL,
                     done INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE projects (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
@@ -32,12 +32,12 @@ CREATE INDEX grants_by_tool ON grants (tool);
 CREATE TRIGGER action_audit_no_delete BEFORE DELETE ON action_audit
 BEGIN SELECT RAISE(ABORT, 'action_audit is append-only'); END;
 -- An ordinary table whose trigger writes a protected one.
-CREATE TRIGGER notes_audit AFTER INSERT ON notes
+CREATE TRIGGER journal_audit AFTER INSERT ON journal
 BEGIN INSERT INTO action_audit (action_id, event) VALUES ('note', 'inserted'); END;
 CREATE VIEW pending_view AS SELECT id, status FROM pending_actions;
 CREATE VIEW open_tasks AS SELECT id, title FROM tasks WHERE done = 0;
 
-INSERT INTO notes (id, title, body) VALUES
+INSERT INTO journal (id, title, body) VALUES
     (1, 'groceries', 'milk' || char(10) || 'eggs'),
     (2, 'ideas', 'tab' || char(9) || 'here'),
     (3, 'empty', NULL);
@@ -48,6 +48,21 @@ INSERT INTO grants VALUES ('g1', 'test:1', 'db_execute', 9999999999999, 0);
 INSERT INTO projects VALUES (1, 'house');
 INSERT INTO scores (trace_id, name, value, project_id) VALUES ('t1', 'user_approval', 1.0, 1);
 INSERT INTO kv VALUES ('secret_setting', 'do-not-leak');
+-- Memory's tables (shape simplified; the guard decides by name) and a run-time vector table
+-- that is protected only through the shared `memory_` prefix.
+CREATE TABLE facts (id INTEGER PRIMARY KEY, key TEXT, value TEXT, source TEXT);
+INSERT INTO facts VALUES (1, 'home_city', 'Lyon', 'user');
+CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT, body TEXT);
+INSERT INTO notes VALUES (1, 'private', 'a note');
+CREATE TABLE read_later (id INTEGER PRIMARY KEY, url TEXT);
+CREATE TABLE learnings (id INTEGER PRIMARY KEY, text TEXT);
+CREATE TABLE intentions (id INTEGER PRIMARY KEY, text TEXT);
+CREATE TABLE memory_docs (id INTEGER PRIMARY KEY, kind TEXT);
+CREATE TABLE memory_fts (id INTEGER PRIMARY KEY, text TEXT);
+CREATE TABLE embedding_models (id INTEGER PRIMARY KEY, model_id TEXT);
+CREATE TABLE embeddings (id INTEGER PRIMARY KEY, model_id TEXT);
+CREATE TABLE memory_vec_384_1 (rowid INTEGER PRIMARY KEY, embedding BLOB);
+INSERT INTO memory_vec_384_1 VALUES (1, x'00');
 ";
 
 static NEXT: AtomicU32 = AtomicU32::new(0);

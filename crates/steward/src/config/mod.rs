@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 
 pub use llm::provider_configs;
 pub use settings::{
-    AgentSettings, ApprovalConfig, MemorySettings, ProviderKindSetting, ProviderSettings, Settings, SqlConfig,
-    split_model_ref,
+    AgentSettings, ApprovalConfig, MemorySettings, ProviderKindSetting, ProviderSettings, Settings,
+    SqlConfig, split_model_ref,
 };
 pub use show::render_docs;
 

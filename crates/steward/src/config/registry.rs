@@ -316,7 +316,10 @@ pub(crate) static FIELDS: &[Field] = &[
         key: "memory.context_budget_tokens",
         env: Some("STEWARD_MEMORY_BUDGET_TOKENS"),
         default: Default::Text("1000"),
-        rule: Rule::Int { min: 0, max: 20_000 },
+        rule: Rule::Int {
+            min: 0,
+            max: 20_000,
+        },
         secret: false,
         help: "Most tokens of remembered context added to each turn (0 = none)",
         apply: |s, v| s.memory.context_budget_tokens = to_usize(v),

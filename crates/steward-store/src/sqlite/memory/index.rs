@@ -1,8 +1,9 @@
 //! The search index shared by every kind of remembered row: `memory_docs` (one row per memory
 //! row: its kind, id, user, creation time and tags; its id is the rowid in `memory_fts` and in
 //! the vector tables) and the FTS5 table. Owns keeping both in step with the rows (callers run
-//! these inside their write transaction) and the full-text query. Does not own the vectors
-//! (`vectors.rs`) nor turning user text into tokens (`validate::memory::query_tokens`).
+//! these inside their write transaction) and the full-text query (all words first, then the
+//! rarest few). Does not own the vectors (`vectors/`) nor turning user text into tokens
+//! (`validate::memory::query_tokens`).
 
 use super::{col, tags_json, tags_param, vectors};
 use crate::sqlite::sql_limit;
@@ -133,13 +134,34 @@ fn kinds_param(filter: &MemoryFilter) -> Option<String> {
     Some(format!("[{}]", names.join(",")))
 }
 
+/// At most this many tokens are OR-ed when no row has them all: the rarest ones, since a
+/// common word's doclist is what makes an OR slow and BM25 gives it little weight anyway.
+const OR_TOKENS: usize = 3;
+/// Counting a token's rows stops here: enough to tell rare from common, at a bounded cost.
+const RARITY_PROBE: i64 = 2000;
+
+const COUNT_ROWS: &str = "SELECT count(*) FROM \
+     (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2)";
+
 /// `tokens` come from `query_tokens`: letters and digits only, so quoting each one makes it a
 /// plain term; FTS5 operators (OR, NEAR, column filters, `*`, `^`) cannot appear.
-pub(super) fn match_expression(tokens: &[String]) -> String {
-    let quoted: Vec<String> = tokens.iter().map(|t| format!("\"{t}\"")).collect();
+fn quoted(token: &str) -> String {
+    format!("\"{token}\"")
+}
+
+pub(super) fn and_expression(tokens: &[String]) -> String {
+    let quoted: Vec<String> = tokens.iter().map(|t| quoted(t)).collect();
+    quoted.join(" AND ")
+}
+
+pub(super) fn or_expression(tokens: &[String]) -> String {
+    let quoted: Vec<String> = tokens.iter().map(|t| quoted(t)).collect();
     quoted.join(" OR ")
 }
 
+/// Rows matching every token first: more precise than any-token, and cheap, since FTS5
+/// intersects doclists and ranks only the (few) rows in all of them. Only when no row has
+/// them all, the rarest `OR_TOKENS` tokens that occur at all are OR-ed (see `rarest`).
 pub(super) fn search(
     conn: &Connection,
     user: &str,
@@ -147,9 +169,50 @@ pub(super) fn search(
     filter: &MemoryFilter,
     limit: usize,
 ) -> Result<Vec<(MemoryRef, f64)>, StoreError> {
+    let hits = run(conn, &and_expression(tokens), user, filter, limit)?;
+    if !hits.is_empty() || tokens.len() < 2 {
+        return Ok(hits);
+    }
+    let fallback = rarest(conn, tokens)?;
+    if fallback.is_empty() {
+        return Ok(Vec::new());
+    }
+    run(conn, &or_expression(&fallback), user, filter, limit)
+}
+
+/// Up to `OR_TOKENS` of `tokens`, fewest rows first (ties in query order), leaving out those
+/// no row has. Counts are over all users, capped at `RARITY_PROBE`: they rank cost, and one
+/// bounded doclist read per token is cheap next to an OR over a common word.
+fn rarest(conn: &Connection, tokens: &[String]) -> Result<Vec<String>, StoreError> {
+    if tokens.len() <= OR_TOKENS {
+        return Ok(tokens.to_vec());
+    }
+    let mut stmt = conn.prepare_cached(COUNT_ROWS)?;
+    let mut counted: Vec<(i64, usize)> = Vec::with_capacity(tokens.len());
+    for (i, t) in tokens.iter().enumerate() {
+        let n: i64 = stmt.query_row(params![quoted(t), RARITY_PROBE], |row| row.get(0))?;
+        if n > 0 {
+            counted.push((n, i));
+        }
+    }
+    counted.sort_unstable();
+    Ok(counted
+        .into_iter()
+        .take(OR_TOKENS)
+        .map(|(_, i)| tokens[i].clone())
+        .collect())
+}
+
+fn run(
+    conn: &Connection,
+    expression: &str,
+    user: &str,
+    filter: &MemoryFilter,
+    limit: usize,
+) -> Result<Vec<(MemoryRef, f64)>, StoreError> {
     let mut stmt = conn.prepare_cached(SEARCH)?;
     let mut rows = stmt.query(params![
-        match_expression(tokens),
+        expression,
         user,
         kinds_param(filter),
         filter.since_ms,

@@ -8,6 +8,8 @@ mod facts;
 mod index;
 mod items;
 mod notes;
+#[cfg(test)]
+mod search_tests;
 pub(super) mod vectors;
 
 use super::{SqliteStore, decode_err};
@@ -23,9 +25,19 @@ fn provenance_json(p: &Provenance) -> Result<String, StoreError> {
         .map_err(|e| StoreError::InvalidInput(format!("provenance cannot be encoded: {e}")))
 }
 
+/// serde's messages quote the offending value (`unknown variant "..."`), and stored text may be
+/// secret: report only where and what kind of error.
+fn json_corrupt(what: &str, field: &str, e: &serde_json::Error) -> StoreError {
+    StoreError::Corrupt(format!(
+        "{what}: {field} is not valid ({:?} error at line {}, column {})",
+        e.classify(),
+        e.line(),
+        e.column()
+    ))
+}
+
 fn parse_provenance(what: &str, raw: &str) -> Result<Provenance, StoreError> {
-    serde_json::from_str(raw)
-        .map_err(|e| StoreError::Corrupt(format!("{what}: provenance is not valid: {e}")))
+    serde_json::from_str(raw).map_err(|e| json_corrupt(what, "provenance", &e))
 }
 
 fn tags_json(tags: &[String]) -> Result<String, StoreError> {
@@ -34,8 +46,7 @@ fn tags_json(tags: &[String]) -> Result<String, StoreError> {
 }
 
 fn parse_tags(what: &str, raw: &str) -> Result<Vec<String>, StoreError> {
-    serde_json::from_str(raw)
-        .map_err(|e| StoreError::Corrupt(format!("{what}: tags are not a JSON string array: {e}")))
+    serde_json::from_str(raw).map_err(|e| json_corrupt(what, "tags", &e))
 }
 
 /// `None` for "no tag filter", so SQL can test `?n IS NULL`.

@@ -1,0 +1,234 @@
+//! SQLite-specific memory behaviour the contract cannot see: the v2 → v3 upgrade of a database
+//! with data, the index tables emptied by deletes, the per-model vec0 tables and their
+//! bookkeeping, vectors surviving a reopen, and corrupt rows reported as errors.
+
+mod common;
+
+use common::TempDir;
+use rusqlite::Connection;
+use std::path::Path;
+use steward_protocol::{ConversationId, FactSource, MemoryKind, MemoryRef, Message, Provenance};
+use steward_store::{
+    ConversationStore, KvStore, MemoryFilter, MemoryStore, NewFact, NewNote, SqliteStore,
+    StoreError,
+};
+
+fn count(conn: &Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn fact(key: &str, value: &str) -> NewFact {
+    NewFact {
+        key: key.into(),
+        value: value.into(),
+        source: FactSource::User,
+        confidence: 1.0,
+        expires_at_ms: None,
+        provenance: Provenance::User { conversation: None },
+    }
+}
+
+fn note(title: &str, body: &str) -> NewNote {
+    NewNote {
+        title: title.into(),
+        body: body.into(),
+        tags: vec!["t".into()],
+        provenance: Provenance::User { conversation: None },
+    }
+}
+
+fn write_v2_database(path: &Path) {
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch(include_str!("../migrations/sqlite/V1__init.sql"))
+        .unwrap();
+    conn.execute_batch(include_str!("../migrations/sqlite/V2__approvals.sql"))
+        .unwrap();
+    conn.execute_batch(
+        "INSERT INTO conversations (id, created_at, updated_at) VALUES ('old', 1, 2);
+         INSERT INTO messages (conversation_id, seq, role, content, created_at)
+           VALUES ('old', 0, 'user', 'from v2', 1), ('old', 1, 'assistant', 'kept', 2);
+         INSERT INTO kv (key, value, updated_at) VALUES ('settings/model', 'small', 1);
+         INSERT INTO scores (trace_id, name, value, at_ms) VALUES ('t1', 'user_approval', 1, 5);
+         PRAGMA user_version = 2;",
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_v2_database_migrates_to_v3_keeping_its_data() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    write_v2_database(&path);
+
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 4);
+    let old = ConversationId::parse("old").unwrap();
+    assert_eq!(
+        store.recent_messages(&old, 10).await.unwrap(),
+        [Message::user("from v2"), Message::assistant("kept", vec![])]
+    );
+    assert_eq!(
+        store.kv_get("settings/model").await.unwrap().as_deref(),
+        Some("small")
+    );
+    let raw = Connection::open(&path).unwrap();
+    assert_eq!(count(&raw, "SELECT count(*) FROM scores"), 1);
+    // The v2 messages are visible to reflection, and the new tables work.
+    let since = store.messages_since(0, 10).await.unwrap();
+    assert_eq!(since.len(), 2);
+    assert_eq!(
+        (since[0].at_ms, since[1].message.content.as_str()),
+        (1, "kept")
+    );
+    store.upsert_fact("u", &fact("k", "v"), 10).await.unwrap();
+    let hits = store
+        .fts_search("u", "v", &MemoryFilter::default(), 5)
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    drop(store);
+    assert_eq!(
+        SqliteStore::open(&path).unwrap().schema_version().unwrap(),
+        4
+    );
+}
+
+#[tokio::test]
+async fn deletes_empty_every_index_table() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let n = store
+        .insert_note("u", &note("Oboe", "reeds"), 1)
+        .await
+        .unwrap();
+    let r = MemoryRef {
+        kind: MemoryKind::Note,
+        id: n.id,
+    };
+    store
+        .put_embedding(r, "m:4", &[1.0, 0.0, 0.0, 0.0])
+        .await
+        .unwrap();
+    store.put_embedding(r, "m:2", &[1.0, 0.0]).await.unwrap();
+    store.upsert_fact("u", &fact("k", "oboe"), 1).await.unwrap();
+    let raw = Connection::open(&path).unwrap();
+    let tables: Vec<String> = raw
+        .prepare("SELECT table_name FROM embedding_models ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(tables, ["memory_vec_4_1", "memory_vec_2_2"]);
+    let snapshot = |raw: &Connection| {
+        (
+            count(raw, "SELECT count(*) FROM memory_docs"),
+            count(
+                raw,
+                "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'oboe'",
+            ),
+            count(raw, "SELECT count(*) FROM embeddings"),
+            count(raw, "SELECT count(*) FROM memory_vec_4_1"),
+            count(raw, "SELECT count(*) FROM memory_vec_2_2"),
+        )
+    };
+    assert_eq!(snapshot(&raw), (2, 2, 2, 1, 1));
+    assert!(store.delete_note(n.id).await.unwrap());
+    assert_eq!(
+        snapshot(&raw),
+        (1, 1, 0, 0, 0),
+        "note, its words, its vectors"
+    );
+    assert!(store.delete_fact("u", "k").await.unwrap());
+    assert_eq!(snapshot(&raw), (0, 0, 0, 0, 0));
+}
+
+#[tokio::test]
+async fn vectors_survive_reopen_and_models_keep_their_dimensions() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    let id = {
+        let store = SqliteStore::open(&path).unwrap();
+        let n = store.insert_note("u", &note("a", "b"), 1).await.unwrap();
+        let r = MemoryRef {
+            kind: MemoryKind::Note,
+            id: n.id,
+        };
+        store.put_embedding(r, "m", &[0.0, 1.0, 0.0]).await.unwrap();
+        n.id
+    };
+    let store = SqliteStore::open(&path).unwrap();
+    let hits = store
+        .vector_search("u", "m", &[0.0, 1.0, 0.0], &MemoryFilter::default(), 3)
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].0.id, id);
+    assert!(hits[0].1.abs() < 1e-6, "identical direction: distance 0");
+    let err = store
+        .vector_search("u", "m", &[0.0, 1.0], &MemoryFilter::default(), 3)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, StoreError::InvalidInput(m) if m.contains("3")),
+        "{err:?}"
+    );
+}
+
+/// A tampered table name is never spliced into SQL.
+#[tokio::test]
+async fn a_tampered_vector_table_name_is_corrupt_not_sql() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let n = store.insert_note("u", &note("a", "b"), 1).await.unwrap();
+    let r = MemoryRef {
+        kind: MemoryKind::Note,
+        id: n.id,
+    };
+    store.put_embedding(r, "m", &[1.0, 0.0]).await.unwrap();
+    let raw = Connection::open(&path).unwrap();
+    raw.execute(
+        "UPDATE embedding_models SET table_name = 'kv; DROP TABLE kv; --'",
+        [],
+    )
+    .unwrap();
+    let err = store
+        .vector_search("u", "m", &[1.0, 0.0], &MemoryFilter::default(), 3)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt(_)), "{err:?}");
+    let err = store.delete_note(n.id).await.unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt(_)), "{err:?}");
+    assert_eq!(
+        count(&raw, "SELECT count(*) FROM sqlite_master WHERE name = 'kv'"),
+        1
+    );
+    assert!(store.get_note(n.id).await.unwrap().is_some(), "rolled back");
+}
+
+#[tokio::test]
+async fn corrupt_memory_rows_are_errors_that_do_not_echo_values() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store
+        .upsert_fact("u", &fact("api", "sk-live-secret"), 1)
+        .await
+        .unwrap();
+    let n = store.insert_note("u", &note("t", "b"), 1).await.unwrap();
+    let raw = Connection::open(&path).unwrap();
+    raw.execute_batch(
+        "UPDATE facts SET provenance = '{\"origin\": \"sk-live-secret\"}';
+         UPDATE notes SET tags = 'not json';",
+    )
+    .unwrap();
+    let err = store.get_fact("u", "api").await.unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt(_)), "{err:?}");
+    assert!(!err.to_string().contains("sk-live"), "{err}");
+    let err = store.get_note(n.id).await.unwrap_err();
+    assert!(matches!(err, StoreError::Corrupt(_)), "{err:?}");
+    raw.execute("UPDATE facts SET source = 'model'", [])
+        .unwrap_err();
+}
