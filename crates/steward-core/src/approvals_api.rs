@@ -2,8 +2,8 @@
 //! owns: crash recovery at start, the expiry sweep, and the follow-up turn that lets the
 //! agent continue once an approved action has run.
 
-use crate::approvals::Resolved;
 use crate::approvals::card::render_card;
+use crate::approvals::{Resolved, now_ms, store_err};
 use crate::port::{ApprovalDesk, ApprovalError, Resolution, TurnStream};
 use crate::steward::Steward;
 use crate::turn::TurnKind;
@@ -12,20 +12,9 @@ use steward_protocol::{
     ActionCard, ActionKind, ActionStatus, ConversationId, Decision, Grant, Inbound, Message,
     PendingAction, Principal, Surface,
 };
+use tracing::Instrument;
 
 const MAX_GRANT_HOURS: u32 = 168;
-
-fn store_err(e: steward_store::StoreError) -> ApprovalError {
-    tracing::error!(error = %e, "approval store failure");
-    ApprovalError::Store
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
 
 /// Untrusted text (tool output) inside a block it cannot close.
 fn fence(text: &str) -> String {
@@ -129,12 +118,11 @@ impl ApprovalDesk for Steward {
     ) -> Result<Resolution, ApprovalError> {
         let span =
             tracing::info_span!("approval_resolve", action = %id, decision = decision.name());
-        let _enter = span.enter();
-        drop(_enter);
         let resolved = self
             .inner
             .approvals
             .resolve(id, decision, &principal, surface)
+            .instrument(span)
             .await?;
         Ok(match resolved {
             Resolved::Applied {

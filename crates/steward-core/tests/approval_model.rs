@@ -285,23 +285,8 @@ async fn tool_policy_matrix_side_effects_only_with_an_approval_for_that_payload(
                     assert_eq!(tool.count(), 0, "{label}: no run before approval");
                     assert_eq!(cards.len(), 1, "{label}");
                     fake.push(Step::Reply(Reply::text("done")));
-                    let res = h
-                        .steward
-                        .resolve(
-                            &cards[0].action_id,
-                            Decision::Confirm,
-                            Principal::owner(),
-                            surface,
-                        )
-                        .await
-                        .unwrap();
-                    if let Resolution::Applied {
-                        follow_up: Some(rx),
-                        ..
-                    } = res
-                    {
-                        drain(rx).await;
-                    }
+                    resolve_and_finish(&h.steward, &cards[0].action_id, Decision::Confirm, surface)
+                        .await;
                     assert_eq!(tool.count(), 1, "{label}: runs once after approval");
                     assert_eq!(
                         tool.last_args().unwrap()["to"],

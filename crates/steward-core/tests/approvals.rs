@@ -253,18 +253,7 @@ async fn identical_pending_calls_need_one_approval_each() {
     let second = park_one(&fake, &h, "same", "z@example.com").await;
     assert_ne!(first, second);
     fake.push(Step::Reply(Reply::text("ok")));
-    let res = h
-        .steward
-        .resolve(&first, Decision::Confirm, owner(), Surface::Http)
-        .await
-        .unwrap();
-    if let Resolution::Applied {
-        follow_up: Some(rx),
-        ..
-    } = res
-    {
-        drain(rx).await;
-    }
+    resolve_and_finish(&h.steward, &first, Decision::Confirm, Surface::Http).await;
     assert_eq!(tool.count(), 1);
     assert_eq!(
         h.steward.get(&second).await.unwrap().unwrap().status,
@@ -329,18 +318,7 @@ async fn a_revision_is_revalidated_stays_pending_and_binds_the_new_payload() {
     assert_eq!(action.preview, "would act for new@example.com");
 
     fake.push(Step::Reply(Reply::text("done")));
-    let res = h
-        .steward
-        .resolve(&id, Decision::Confirm, owner(), Surface::Http)
-        .await
-        .unwrap();
-    if let Resolution::Applied {
-        follow_up: Some(rx),
-        ..
-    } = res
-    {
-        drain(rx).await;
-    }
+    resolve_and_finish(&h.steward, &id, Decision::Confirm, Surface::Http).await;
     assert_eq!(tool.last_args().unwrap()["to"], "new@example.com");
     // Arguments changed after approval are refused.
     let after = h
@@ -547,17 +525,7 @@ async fn every_decision_is_audited_and_scored_on_the_originating_trace() {
     let revised = park_one(&fake, &h, "s3", "c@example.com").await;
 
     fake.push(Step::Reply(Reply::text("ok")));
-    if let Resolution::Applied {
-        follow_up: Some(rx),
-        ..
-    } = h
-        .steward
-        .resolve(&confirmed, Decision::Confirm, owner(), Surface::Http)
-        .await
-        .unwrap()
-    {
-        drain(rx).await;
-    }
+    resolve_and_finish(&h.steward, &confirmed, Decision::Confirm, Surface::Http).await;
     h.steward
         .resolve(&cancelled, Decision::Cancel, owner(), Surface::Web)
         .await

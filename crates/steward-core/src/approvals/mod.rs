@@ -16,5 +16,5 @@ pub(crate) use gate::CallPlan;
 pub(crate) use gate::{GateOutcome, gate_calls};
 pub use payload::payload_hash;
 pub use policy::{ApprovalSettings, PolicyDecision, decide};
-pub(crate) use resolve::{Approvals, Resolved};
+pub(crate) use resolve::{Approvals, Resolved, now_ms, store_err};
 pub use resolve::{FAILPOINT_ENV, INTERRUPTED};

@@ -43,7 +43,7 @@ pub(crate) fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-fn store_err(e: StoreError) -> ApprovalError {
+pub(crate) fn store_err(e: StoreError) -> ApprovalError {
     tracing::error!(error = %e, "approval store failure");
     ApprovalError::Store
 }

@@ -144,3 +144,25 @@ pub fn harness_with_memory(
     });
     (Harness { steward, store }, memory)
 }
+
+/// Resolve as the owner and let any follow-up turn run to its end. Returns the resolution
+/// (its follow-up stream taken out) and the follow-up's events.
+pub async fn resolve_and_finish(
+    steward: &Steward,
+    id: &str,
+    decision: steward_protocol::Decision,
+    surface: Surface,
+) -> (steward_core::Resolution, Vec<TurnEvent>) {
+    use steward_core::ApprovalDesk;
+    let mut res = steward
+        .resolve(id, decision, Principal::owner(), surface)
+        .await
+        .unwrap();
+    let mut events = Vec::new();
+    if let steward_core::Resolution::Applied { follow_up, .. } = &mut res
+        && let Some(rx) = follow_up.take()
+    {
+        events = drain(rx).await;
+    }
+    (res, events)
+}
