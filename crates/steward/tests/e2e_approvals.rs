@@ -45,6 +45,32 @@ fn rows(dir: &TempDir, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
+/// A turn in which the model asks for `db_execute` with `sql` and the API returns its card.
+async fn park_sql(srv: &Server, fake: &FakeModel, conv: &str, text: &str, sql: &str) -> String {
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        &json!({ "sql": sql }).to_string(),
+    )));
+    fake.push(Step::Reply(Reply::text("Approve?")));
+    let body = send(srv, conv, text).await;
+    body["approvals"][0]["action_id"]
+        .as_str()
+        .expect("a card")
+        .to_owned()
+}
+
+async fn get_action(srv: &Server, id: &str) -> Value {
+    client()
+        .get(srv.url(&format!("/api/v1/approvals/{id}")))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// Create the `visits` table through the gate (DDL is allowed in these tests).
 async fn create_table(srv: &Server, fake: &FakeModel) {
     fake.push(Step::Reply(Reply::tool_call(
@@ -150,28 +176,22 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
     let dir = TempDir::new("crash");
     let srv = serve(&dir, &fake, &[]);
     create_table(&srv, &fake).await;
-    fake.push(Step::Reply(Reply::tool_call(
-        "db_execute",
-        r#"{"sql":"INSERT INTO visits (place) VALUES ('Oslo')"}"#,
-    )));
-    fake.push(Step::Reply(Reply::text("Approve?")));
-    let body = send(&srv, "crashy", "log Oslo").await;
-    let id = body["approvals"][0]["action_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let pending_id = {
-        fake.push(Step::Reply(Reply::tool_call(
-            "db_execute",
-            r#"{"sql":"INSERT INTO visits (place) VALUES ('Rome')"}"#,
-        )));
-        fake.push(Step::Reply(Reply::text("Approve?")));
-        let body = send(&srv, "crashy2", "log Rome").await;
-        body["approvals"][0]["action_id"]
-            .as_str()
-            .unwrap()
-            .to_owned()
-    };
+    let id = park_sql(
+        &srv,
+        &fake,
+        "crashy",
+        "log Oslo",
+        "INSERT INTO visits (place) VALUES ('Oslo')",
+    )
+    .await;
+    let pending_id = park_sql(
+        &srv,
+        &fake,
+        "crashy2",
+        "log Rome",
+        "INSERT INTO visits (place) VALUES ('Rome')",
+    )
+    .await;
     assert!(srv.terminate().success());
 
     // Restart with the failpoint: the process dies right after confirming.
@@ -188,15 +208,7 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
         "{}",
         srv.stderr_text()
     );
-    let got: Value = client()
-        .get(srv.url(&format!("/api/v1/approvals/{id}")))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let got = get_action(&srv, &id).await;
     assert_eq!(got["action"]["status"], "failed");
     assert!(
         got["action"]["outcome"]
@@ -210,15 +222,7 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
         "never ran"
     );
     // The other action is still pending: a restart approves nothing.
-    let other: Value = client()
-        .get(srv.url(&format!("/api/v1/approvals/{pending_id}")))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let other = get_action(&srv, &pending_id).await;
     assert_eq!(other["action"]["status"], "pending");
     // The owner was told in the conversation: the next turn's history carries the notice.
     fake.push(Step::Reply(Reply::text("Sorry about that.")));
@@ -351,16 +355,14 @@ async fn an_edit_in_words_over_http_revises_the_card_before_it_runs() {
     let dir = TempDir::new("edit");
     let srv = serve(&dir, &fake, &[]);
     create_table(&srv, &fake).await;
-    fake.push(Step::Reply(Reply::tool_call(
-        "db_execute",
-        r#"{"sql":"INSERT INTO visits (place) VALUES ('Paris')"}"#,
-    )));
-    fake.push(Step::Reply(Reply::text("Approve?")));
-    let body = send(&srv, "edits", "log Paris").await;
-    let id = body["approvals"][0]["action_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = park_sql(
+        &srv,
+        &fake,
+        "edits",
+        "log Paris",
+        "INSERT INTO visits (place) VALUES ('Paris')",
+    )
+    .await;
 
     let resp = client()
         .post(srv.url(&format!("/api/v1/approvals/{id}/edit")))
