@@ -95,8 +95,14 @@ fn assert_card_honest(text: &str) {
         if c == '\\' && chars.peek().is_some_and(char::is_ascii) {
             out.pop();
             out.push(' ');
+            // `\uXXXX` eats its hex digits only: a literal `\u` in a preview may be followed
+            // by an escape (`\u⟦U+041F CYRILLIC⟧`), which must still be checked.
             if chars.next() == Some('u') {
-                chars.by_ref().take(4).for_each(drop);
+                for _ in 0..4 {
+                    if chars.next_if(char::is_ascii_hexdigit).is_none() {
+                        break;
+                    }
+                }
             }
         }
     }
@@ -397,6 +403,18 @@ proptest! {
             prop_assert!(!card.text.contains("Arguments:") && !card.text.contains("Preview:"));
         }
     }
+}
+
+/// Regression (found by the fuzz test in CI): a literal `\u` in a preview followed by an
+/// escaped character. The card was right; the checker took `\u⟦U+` for a JSON escape.
+#[test]
+fn a_literal_backslash_u_before_an_escape_is_checked_whole() {
+    let a = action(ActionKind::Tool, "send_email", &json!({}), "\\uП x\\u0041П");
+    let card = render_card(&a, Some(0));
+    assert!(!card.confirmable);
+    let full = render_card(&a, None);
+    assert_card_honest(&full.text);
+    assert!(full.text.contains("\\u⟦U+041F CYRILLIC⟧"), "{}", full.text);
 }
 
 #[test]
