@@ -214,7 +214,8 @@ async fn turn_body(
     let mut request = ChatRequest {
         system: system_prompt().to_owned(),
         messages,
-        tools: inner.tools.specs(),
+        // Core tools + the tool index + what this conversation loaded (steward-tools `index`).
+        tools: inner.tools.offer(conversation),
         max_output_tokens: Some(settings.max_output_tokens),
         temperature: None,
     };
@@ -265,6 +266,12 @@ async fn turn_body(
         group.extend(results);
         inner.store.append_messages(conversation, &group).await?;
         request.messages.extend(group);
+        // An on-demand tool the model called (or loaded) now stays offered with its schema.
+        inner.tools.note_calls(
+            conversation,
+            response.tool_calls.iter().map(|c| c.name.as_str()),
+        );
+        request.tools = inner.tools.offer(conversation);
 
         if usage.total() >= settings.max_turn_tokens {
             return Err(Failure::new(

@@ -396,12 +396,27 @@ async fn run() -> BoxResult<()> {
             MemoryConfig::default(),
         );
         let (h50, h99) = time_recall(&full, &queries, RecallMode::Hybrid).await?;
+        // A second store on the same file (as a second process would open it): its first
+        // vector search loads the in-process sign-bit index from the database.
+        let reopened = Memory::new(
+            Arc::new(SqliteStore::open(&db.path)?),
+            Some(cached.clone()),
+            MemoryConfig::default(),
+        );
+        let t = Instant::now();
+        let opts = RecallOptions {
+            mode: RecallMode::Vector,
+            ..RecallOptions::default()
+        };
+        reopened.recall(USER, &queries[0], &opts).await?;
+        let first_ms = t.elapsed().as_secs_f64() * 1e3;
+        drop(reopened);
         let only = Memory::new(store.clone(), Some(cached.clone()), MemoryConfig::default());
         let (s50, s99) = time_recall(&only, &queries, RecallMode::Hybrid).await?;
         let (f50, f99) = time_recall(&only, &queries, RecallMode::FullText).await?;
         let (v50, v99) = time_recall(&only, &queries, RecallMode::Vector).await?;
         rows.push(format!(
-            "| {n} | {h50:.2} / {h99:.2} | {s50:.2} / {s99:.2} | {f50:.2} / {f99:.2} | {v50:.2} / {v99:.2} | {:.0} | {:.0} | {:.0} |",
+            "| {n} | {h50:.2} / {h99:.2} | {s50:.2} / {s99:.2} | {f50:.2} / {f99:.2} | {v50:.2} / {v99:.2} | {first_ms:.1} | {:.0} | {:.0} | {:.0} |",
             n as f64 / rows_s,
             n as f64 / vecs_s,
             vm_rss_mib()
@@ -424,9 +439,13 @@ async fn run() -> BoxResult<()> {
     println!("through `Memory::recall` including the query embedding; the other columns use");
     println!("precomputed query vectors (store + fusion only).\n");
     println!(
-        "| notes | hybrid (e2e) | hybrid (no query embed) | full text | vector | rows/s (insert_note) | vectors/s (put_embedding) | RSS MiB after |"
+        "\"first vector search\" is one recall on a freshly opened store: it loads the in-process"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("sign-bit index from the database (what a new process pays once).\n");
+    println!(
+        "| notes | hybrid (e2e) | hybrid (no query embed) | full text | vector | first vector search ms | rows/s (insert_note) | vectors/s (put_embedding) | RSS MiB after |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         println!("{r}");
     }

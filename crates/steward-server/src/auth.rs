@@ -1,4 +1,4 @@
-//! Bearer-token auth for `/api/` and `/v1/`, checked before any body is read.
+//! Bearer-token auth for `/api/`, `/v1/` and `/mcp`, checked before any body is read.
 //!
 //! Owns: parsing `Authorization`, the constant-time comparison, the 401 response. Does not
 //! own: where the token comes from (the binary) or per-user identities (everything that
@@ -36,7 +36,7 @@ impl fmt::Debug for Token {
 /// Paths that need a token. Unknown paths under these prefixes also get 401 first, so an
 /// unauthenticated caller learns nothing about which routes exist.
 fn needs_auth(path: &str) -> bool {
-    ["/api", "/v1"].iter().any(|p| {
+    ["/api", "/v1", "/mcp"].iter().any(|p| {
         path == *p
             || path
                 .strip_prefix(p)
@@ -153,6 +153,8 @@ mod tests {
         assert!(needs_auth("/v1/models"));
         assert!(needs_auth("/v1"));
         assert!(needs_auth("/api/unknown"));
+        assert!(needs_auth("/mcp"));
+        assert!(!needs_auth("/mcpx"));
         assert!(!needs_auth("/health"));
         assert!(!needs_auth("/v1x"));
         assert!(!needs_auth("/apix/y"));

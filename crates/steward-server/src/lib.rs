@@ -48,6 +48,9 @@ pub struct ServerConfig {
     /// The owner's memory behind the `/api/v1/facts`, `/api/v1/notes` and
     /// `/api/v1/memory/search` routes; `None` = those routes answer 503.
     pub memory: Option<Arc<Memory>>,
+    /// Steward's MCP server (streamable HTTP), answering at `/mcp` behind the bearer token;
+    /// `None` = `/mcp` is not served.
+    pub mcp: Option<Router>,
 }
 
 impl ServerConfig {
@@ -58,6 +61,7 @@ impl ServerConfig {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             model_label: None,
             memory: None,
+            mcp: None,
         }
     }
 }
@@ -70,6 +74,7 @@ impl fmt::Debug for ServerConfig {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("model_label", &self.model_label)
             .field("memory", &self.memory.is_some())
+            .field("mcp", &self.mcp.is_some())
             .finish()
     }
 }
@@ -99,7 +104,12 @@ pub fn router(
         model_label: cfg.model_label.map(Arc::from),
         memory: cfg.memory,
     };
-    Router::new()
+    let mut routes = Router::new();
+    if let Some(mcp) = cfg.mcp {
+        // Its own router (rmcp's service) keeps its own body limit; auth is the layer below.
+        routes = routes.route_service("/mcp", mcp);
+    }
+    routes
         .route("/health", get(health))
         .route("/api/v1/messages", post(api::post_message))
         .route("/api/v1/approvals", get(approvals::list))

@@ -1,6 +1,7 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
 //! `MemoryStore`, `Store`) that the rest of the workspace codes against, and the SQLite adapter
-//! (with FTS5 and sqlite-vec for memory search) with its embedded migrations.
+//! (FTS5 and an in-process sign-bit index over plain vector tables for memory search) with
+//! its embedded migrations.
 //!
 //! Owns: what is persisted and how (schema, migrations, input limits, the contract every adapter
 //! must pass). Does not own: what a conversation means (the agent loop does), the approval state
@@ -59,6 +60,7 @@ pub const PROTECTED_TABLES: &[&str] = &[
     "embeddings",
 ];
 
-/// Every table whose name starts with this (the sqlite-vec tables `memory_vec_<dims>_<n>` and
-/// their shadow tables, the FTS5 shadow tables `memory_fts_*`) is Steward's own memory index.
+/// Every table whose name starts with this (the per-model vector tables `memory_vecb_*` and
+/// `memory_vecf_*`, their change log `memory_vec_changes`, the FTS5 shadow tables
+/// `memory_fts_*`) is Steward's own memory index.
 pub const PROTECTED_TABLE_PREFIX: &str = "memory_";

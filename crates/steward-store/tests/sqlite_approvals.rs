@@ -144,9 +144,9 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     write_v1_database(&path);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(store.schema_version().unwrap(), 5);
     let raw = Connection::open(&path).unwrap();
-    assert_eq!(count(&raw, "PRAGMA user_version"), 4);
+    assert_eq!(count(&raw, "PRAGMA user_version"), 5);
     let old = ConversationId::parse("old").unwrap();
     assert_eq!(
         store.recent_messages(&old, 10).await.unwrap(),
@@ -174,7 +174,7 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     // Reopening an upgraded database applies nothing further.
     assert_eq!(
         SqliteStore::open(&path).unwrap().schema_version().unwrap(),
-        4
+        5
     );
 }
 

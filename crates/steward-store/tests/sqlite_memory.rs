@@ -1,6 +1,7 @@
 //! SQLite-specific memory behaviour the contract cannot see: the v2 → v3 upgrade of a database
-//! with data, the index tables emptied by deletes, the per-model vec0 tables and their
-//! bookkeeping, vectors surviving a reopen, and corrupt rows reported as errors.
+//! with data, the index tables emptied by deletes, the per-model vector tables and their
+//! bookkeeping, vectors surviving a reopen, two stores on one file seeing each other's vector
+//! writes (each with its own in-process index), and corrupt rows reported as errors.
 
 mod common;
 
@@ -61,7 +62,7 @@ async fn a_v2_database_migrates_to_v3_keeping_its_data() {
     write_v2_database(&path);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(store.schema_version().unwrap(), 5);
     let old = ConversationId::parse("old").unwrap();
     assert_eq!(
         store.recent_messages(&old, 10).await.unwrap(),
@@ -89,7 +90,7 @@ async fn a_v2_database_migrates_to_v3_keeping_its_data() {
     drop(store);
     assert_eq!(
         SqliteStore::open(&path).unwrap().schema_version().unwrap(),
-        4
+        5
     );
 }
 
@@ -120,7 +121,7 @@ async fn deletes_empty_every_index_table() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(tables, ["memory_vec_4_1", "memory_vec_2_2"]);
+    assert_eq!(tables, ["memory_vecb_4_1", "memory_vecb_2_2"]);
     let snapshot = |raw: &Connection| {
         (
             count(raw, "SELECT count(*) FROM memory_docs"),
@@ -129,8 +130,8 @@ async fn deletes_empty_every_index_table() {
                 "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'oboe'",
             ),
             count(raw, "SELECT count(*) FROM embeddings"),
-            count(raw, "SELECT count(*) FROM memory_vec_4_1"),
-            count(raw, "SELECT count(*) FROM memory_vec_2_2"),
+            count(raw, "SELECT count(*) FROM memory_vecb_4_1"),
+            count(raw, "SELECT count(*) FROM memory_vecb_2_2"),
         )
     };
     assert_eq!(snapshot(&raw), (2, 2, 2, 1, 1));
@@ -231,4 +232,51 @@ async fn corrupt_memory_rows_are_errors_that_do_not_echo_values() {
     assert!(matches!(err, StoreError::Corrupt(_)), "{err:?}");
     raw.execute("UPDATE facts SET source = 'model'", [])
         .unwrap_err();
+}
+
+async fn nearest(store: &SqliteStore, q: [f32; 3]) -> Vec<MemoryRef> {
+    let filter = MemoryFilter::default();
+    let hits = store.vector_search("u", "m", &q, &filter, 3).await;
+    hits.unwrap().into_iter().map(|(r, _)| r).collect()
+}
+
+/// Two stores on one file, as the chat and the server process would have: each keeps its own
+/// in-process vector index, and each search sees the other's writes, replacements and deletes.
+#[tokio::test]
+async fn two_stores_on_one_file_see_each_others_vectors() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    let (chat, serve) = (
+        SqliteStore::open(&path).unwrap(),
+        SqliteStore::open(&path).unwrap(),
+    );
+    let mut refs = Vec::new();
+    for (i, v) in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+        .iter()
+        .enumerate()
+    {
+        let n = chat
+            .insert_note("u", &note(&format!("n{i}"), "b"), 1)
+            .await
+            .unwrap();
+        let r = MemoryRef {
+            kind: MemoryKind::Note,
+            id: n.id,
+        };
+        chat.put_embedding(r, "m", v).await.unwrap();
+        refs.push(r);
+    }
+    // The server's index loads on its first search and sees the chat's rows.
+    assert_eq!(nearest(&serve, [0.0, 1.0, 0.1]).await[0], refs[1]);
+    // The server moves a vector; the chat (index already loaded) sees it.
+    assert_eq!(nearest(&chat, [1.0, 0.1, 0.0]).await[0], refs[0]);
+    serve
+        .put_embedding(refs[2], "m", &[1.0, 0.05, 0.0])
+        .await
+        .unwrap();
+    assert_eq!(nearest(&chat, [1.0, 0.1, 0.0]).await[0], refs[2]);
+    // The chat deletes a note; the server stops returning it.
+    assert!(chat.delete_note(refs[2].id).await.unwrap());
+    let left = nearest(&serve, [1.0, 0.1, 0.0]).await;
+    assert_eq!(left, [refs[0], refs[1]]);
 }

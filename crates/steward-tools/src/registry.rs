@@ -1,9 +1,17 @@
 //! `ToolRegistry`: holds the tools, hands their specs to the model, and turns a raw
 //! `ToolCall` into a `ToolOutcome` — parsing, schema check, `validate`, a timeout, panic
 //! isolation and output truncation — in two steps (`prepare`, then `run_prepared`) so an
-//! approval gate can sit between them. Does not own any tool's behaviour or policy decisions.
+//! approval gate can sit between them. Tools are static (registered at start; "core" ones
+//! always sent to the model, "on demand" ones only listed in the tool index) or come from
+//! dynamic `ToolSource`s (always on demand), found by name at call time.
+//! Does not own any tool's behaviour, policy decisions, or which specs one model call is
+//! offered (see `index`).
 
+use crate::args::{check_value, parse_arguments, truncate_output};
+use crate::index::{self, Loads};
 use crate::schema::{self, echo};
+use crate::skills::{self, Skill};
+use crate::source::{Lookup, Sources, ToolSource};
 use crate::{Tool, ToolContext, ToolError, ToolOutcome};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -21,14 +29,44 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 16 * 1024;
 /// make us parse and check megabytes.
 pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
 const MAX_NAME_LEN: usize = 64;
-/// How many tool names an "unknown tool" message lists.
-const MAX_LISTED_TOOLS: usize = 20;
+/// The group name of on-demand tools registered statically (sources use their label).
+pub(crate) const STATIC_GROUP: &str = "steward";
 
-struct Entry {
-    tool: Arc<dyn Tool>,
+#[derive(Clone)]
+pub(crate) struct Entry {
+    pub(crate) tool: Arc<dyn Tool>,
     /// Captured once at registration so the advertised spec, and the schema we check
     /// against, cannot drift between calls (provider prompt caches need byte-identity).
-    spec: ToolSpec,
+    pub(crate) spec: ToolSpec,
+    /// Listed in the tool index; its schema is sent only once the model loads it.
+    pub(crate) on_demand: bool,
+}
+
+impl Entry {
+    /// Refuses names outside `[a-z0-9_]{1,64}` and parameter schemas outside the
+    /// supported subset (both as `InvalidArguments`).
+    pub(crate) fn new(tool: Arc<dyn Tool>, on_demand: bool) -> Result<Entry, ToolError> {
+        let name = tool.name().to_owned();
+        if !valid_name(&name) {
+            return Err(ToolError::InvalidArguments(format!(
+                "tool name `{}` must match [a-z0-9_]{{1,{MAX_NAME_LEN}}}",
+                echo(&name)
+            )));
+        }
+        let parameters = tool.parameters();
+        schema::check_supported(&parameters)
+            .map_err(|e| ToolError::InvalidArguments(format!("tool `{name}`: {e}")))?;
+        let spec = ToolSpec {
+            name,
+            description: tool.description().to_owned(),
+            parameters,
+        };
+        Ok(Entry {
+            tool,
+            spec,
+            on_demand,
+        })
+    }
 }
 
 /// A call that passed parsing, the schema and the tool's `validate`, ready to run (now, or
@@ -53,6 +91,13 @@ impl fmt::Debug for PreparedCall {
 
 pub struct ToolRegistry {
     tools: BTreeMap<String, Entry>,
+    sources: Sources,
+    /// Which on-demand tools each conversation has loaded (shared with `read_skill`).
+    loads: Arc<Loads>,
+    /// Offered through `read_skill` (see `skills::tool`).
+    pub(crate) skills: Arc<Vec<Skill>>,
+    /// Off: every call is offered every schema (no `load_tools`); see `offer`.
+    pub(crate) index: bool,
     timeout: Duration,
     max_output_bytes: usize,
 }
@@ -67,6 +112,7 @@ impl fmt::Debug for ToolRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolRegistry")
             .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .field("sources", &self.sources.labels())
             .field("timeout", &self.timeout)
             .field("max_output_bytes", &self.max_output_bytes)
             .finish()
@@ -77,6 +123,10 @@ impl ToolRegistry {
     pub fn new() -> ToolRegistry {
         ToolRegistry {
             tools: BTreeMap::new(),
+            sources: Sources::default(),
+            loads: Arc::new(Loads::default()),
+            skills: Arc::new(Vec::new()),
+            index: true,
             timeout: DEFAULT_TIMEOUT,
             max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES,
         }
@@ -87,54 +137,103 @@ impl ToolRegistry {
         self
     }
 
+    /// With `false`, `offer` sends every tool's full schema on every call instead of the
+    /// core tools plus the `load_tools` index (for models that handle long tool lists well,
+    /// and to measure the difference).
+    pub fn with_index(mut self, on: bool) -> ToolRegistry {
+        self.index = on;
+        self
+    }
+
     /// Longer output is cut at a char boundary and a "[… truncated N bytes]" marker added.
     pub fn with_max_output_bytes(mut self, n: usize) -> ToolRegistry {
         self.max_output_bytes = n;
         self
     }
 
-    /// Refuses names outside `[a-z0-9_]{1,64}` and parameter schemas outside the supported
-    /// subset (both as `InvalidArguments`), and a second tool with the same name
-    /// (`DuplicateName`).
+    /// A core tool: its full schema is sent on every model call. Refuses names outside
+    /// `[a-z0-9_]{1,64}` and parameter schemas outside the supported subset (both as
+    /// `InvalidArguments`), and a second tool with the same name (`DuplicateName`, also for
+    /// the reserved names `load_tools` and `read_skill`).
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), ToolError> {
-        let name = tool.name().to_owned();
-        if !valid_name(&name) {
-            return Err(ToolError::InvalidArguments(format!(
-                "tool name `{}` must match [a-z0-9_]{{1,{MAX_NAME_LEN}}}",
-                echo(&name)
-            )));
-        }
-        if self.tools.contains_key(&name) {
+        self.insert(tool, false)
+    }
+
+    /// Register a tool that is listed in the index but whose schema is sent only on demand.
+    pub fn register_on_demand(&mut self, tool: Arc<dyn Tool>) -> Result<(), ToolError> {
+        self.insert(tool, true)
+    }
+
+    fn insert(&mut self, tool: Arc<dyn Tool>, on_demand: bool) -> Result<(), ToolError> {
+        let entry = Entry::new(tool, on_demand)?;
+        let name = entry.spec.name.clone();
+        if self.tools.contains_key(&name) || reserved(&name) {
             return Err(ToolError::DuplicateName(name));
         }
-        let parameters = tool.parameters();
-        schema::check_supported(&parameters)
-            .map_err(|e| ToolError::InvalidArguments(format!("tool `{name}`: {e}")))?;
-        let spec = ToolSpec {
-            name: name.clone(),
-            description: tool.description().to_owned(),
-            parameters,
-        };
-        self.tools.insert(name, Entry { tool, spec });
+        self.tools.insert(name, entry);
         Ok(())
     }
 
-    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        self.tools.get(name).map(|e| Arc::clone(&e.tool))
+    /// Add a dynamic source; its tools are on demand. A static tool wins a name clash (the
+    /// clashing source tool is skipped with a warning).
+    pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {
+        self.sources.add(source);
     }
 
+    /// A static or (currently available) source tool by name.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.entry(name).ok().map(|e| e.tool)
+    }
+
+    /// Static tools only (a source's tools come and go).
     pub fn len(&self) -> usize {
         self.tools.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        self.tools.is_empty() && self.sources.is_empty()
     }
 
-    /// Specs sorted by name: byte-identical across calls (the system prompt and tool list
-    /// must be stable so provider prompt caches hold).
+    /// The labels of the dynamic sources, in the order they were added.
+    pub fn source_labels(&self) -> Vec<String> {
+        self.sources.labels()
+    }
+
+    /// Every tool's full spec, static ones sorted by name, then each source's: what the
+    /// model would be sent without the tool index. Byte-identical across calls while the
+    /// set is unchanged. For one model call use `offer`.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.values().map(|e| e.spec.clone()).collect()
+        let mut specs: Vec<ToolSpec> = self.tools.values().map(|e| e.spec.clone()).collect();
+        specs.extend(self.source_entries().into_iter().map(|(_, e)| e.spec));
+        specs
+    }
+
+    /// The per-conversation record of loaded on-demand tools (for tools such as
+    /// `read_skill` that load others).
+    pub fn loads(&self) -> Arc<Loads> {
+        Arc::clone(&self.loads)
+    }
+
+    pub(crate) fn core_entries(&self) -> impl Iterator<Item = &Entry> {
+        self.tools.values().filter(|e| !e.on_demand)
+    }
+
+    /// Every on-demand tool available now as (group, entry): static ones first (group
+    /// `steward`, sorted by name), then each source's in the order they were added.
+    pub(crate) fn on_demand_entries(&self) -> Vec<(String, Entry)> {
+        let mut out: Vec<(String, Entry)> = self
+            .tools
+            .values()
+            .filter(|e| e.on_demand)
+            .map(|e| (STATIC_GROUP.to_owned(), e.clone()))
+            .collect();
+        out.extend(self.source_entries());
+        out
+    }
+
+    fn source_entries(&self) -> Vec<(String, Entry)> {
+        self.sources
+            .entries(&|name| self.tools.contains_key(name) || reserved(name))
     }
 
     /// Parse the raw argument text, check the schema + validate, run with the timeout.
@@ -157,7 +256,7 @@ impl ToolRegistry {
         let entry = self.entry(&call.name)?;
         let args = parse_arguments(&call.arguments, &entry.spec)
             .map_err(|message| self.failure(message))?;
-        self.validated(&call.name, entry, args)
+        self.validated(&call.name, &entry, args)
     }
 
     /// The same checks for arguments given as a JSON value, e.g. a human's revision of a
@@ -165,7 +264,7 @@ impl ToolRegistry {
     pub fn prepare_value(&self, name: &str, args: Value) -> Result<PreparedCall, ToolOutcome> {
         let entry = self.entry(name)?;
         check_value(&args, &entry.spec).map_err(|message| self.failure(message))?;
-        self.validated(name, entry, args)
+        self.validated(name, &entry, args)
     }
 
     /// Run an already prepared call with the timeout, panic capture and output cap. Does
@@ -230,10 +329,28 @@ impl ToolRegistry {
         )
     }
 
-    fn entry(&self, name: &str) -> Result<&Entry, ToolOutcome> {
-        self.tools
-            .get(name)
-            .ok_or_else(|| self.failure(self.unknown_tool_message(name)))
+    /// Static tools first, then the meta tools, then the sources (looked up now, so a tool
+    /// that vanished with its server gets a clear error instead of "unknown").
+    fn entry(&self, name: &str) -> Result<Entry, ToolOutcome> {
+        if let Some(entry) = self.tools.get(name) {
+            return Ok(entry.clone());
+        }
+        let meta = match name {
+            index::LOAD_TOOLS => Some(index::load_tools_entry(self)),
+            skills::READ_SKILL => Some(skills::read_skill_entry(self)),
+            _ => None,
+        };
+        if let Some(meta) = meta {
+            return meta.ok_or_else(|| self.failure(index::unknown_tool_message(self, name)));
+        }
+        let is_static = |n: &str| self.tools.contains_key(n) || reserved(n);
+        match self.sources.lookup(name, &is_static) {
+            Lookup::Found(entry) => Ok(entry),
+            Lookup::Vanished(label) => Err(self.failure(format!(
+                "tool `{name}` is not available right now (its source {label} is down or no longer offers it); try again later or do without it"
+            ))),
+            Lookup::Missing => Err(self.failure(index::unknown_tool_message(self, name))),
+        }
     }
 
     fn validated(
@@ -293,27 +410,6 @@ impl ToolRegistry {
             }
         }
     }
-
-    fn unknown_tool_message(&self, name: &str) -> String {
-        let mut names: Vec<&str> = self
-            .tools
-            .keys()
-            .take(MAX_LISTED_TOOLS)
-            .map(String::as_str)
-            .collect();
-        if self.tools.len() > MAX_LISTED_TOOLS {
-            names.push("…");
-        }
-        let available = if names.is_empty() {
-            "none".to_owned()
-        } else {
-            names.join(", ")
-        };
-        format!(
-            "{}; available tools: {available}",
-            ToolError::UnknownTool(echo(name))
-        )
-    }
 }
 
 enum Isolated<T> {
@@ -332,88 +428,16 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
+/// Names of the meta tools the registry builds itself; no tool or source may take them.
+fn reserved(name: &str) -> bool {
+    name == index::LOAD_TOOLS || name == skills::READ_SKILL
+}
+
 fn valid_name(name: &str) -> bool {
     (1..=MAX_NAME_LEN).contains(&name.len())
         && name
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-}
-
-fn parse_arguments(raw: &str, spec: &ToolSpec) -> Result<Value, String> {
-    if raw.len() > MAX_ARGUMENT_BYTES {
-        return Err(format!(
-            "arguments are too large ({} bytes; the limit is {MAX_ARGUMENT_BYTES})",
-            raw.len()
-        ));
-    }
-    let args = if raw.trim().is_empty() {
-        Value::Object(serde_json::Map::new())
-    } else {
-        serde_json::from_str::<Value>(raw).map_err(|e| {
-            format!(
-                "arguments are not valid JSON ({e}); send one JSON object, e.g. {}",
-                example_arguments(&spec.parameters)
-            )
-        })?
-    };
-    check_schema(&args, spec)?;
-    Ok(args)
-}
-
-/// The size limit and schema check for arguments that arrive already parsed.
-fn check_value(args: &Value, spec: &ToolSpec) -> Result<(), String> {
-    let len = serde_json::to_string(args)
-        .map(|t| t.len())
-        .unwrap_or(usize::MAX);
-    if len > MAX_ARGUMENT_BYTES {
-        return Err(format!(
-            "arguments are too large ({len} bytes; the limit is {MAX_ARGUMENT_BYTES})"
-        ));
-    }
-    check_schema(args, spec)
-}
-
-fn check_schema(args: &Value, spec: &ToolSpec) -> Result<(), String> {
-    schema::check(&spec.parameters, args)
-        .map_err(|e| format!("invalid arguments for `{}`: {e}", spec.name))
-}
-
-/// A minimal example call built from the required properties, to show the expected shape.
-fn example_arguments(parameters: &Value) -> String {
-    let mut example = serde_json::Map::new();
-    let required = parameters.get("required").and_then(Value::as_array);
-    let props = parameters.get("properties").and_then(Value::as_object);
-    if let (Some(required), Some(props)) = (required, props) {
-        for name in required.iter().filter_map(Value::as_str) {
-            let placeholder = match props
-                .get(name)
-                .and_then(|p| p.get("type"))
-                .and_then(Value::as_str)
-            {
-                Some("number" | "integer") => Value::from(1),
-                Some("boolean") => Value::Bool(true),
-                Some("array") => Value::Array(Vec::new()),
-                Some("object") => Value::Object(serde_json::Map::new()),
-                _ => Value::String("...".to_owned()),
-            };
-            example.insert(name.to_owned(), placeholder);
-        }
-    }
-    Value::Object(example).to_string()
-}
-
-/// Cut at a char boundary at or below `max` bytes and say how much went missing, so the
-/// model knows the output is incomplete.
-pub(crate) fn truncate_output(output: String, max: usize) -> String {
-    if output.len() <= max {
-        return output;
-    }
-    let mut cut = max;
-    while !output.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let dropped = output.len() - cut;
-    format!("{}\n[… truncated {dropped} bytes]", &output[..cut])
 }
 
 #[cfg(test)]
@@ -428,27 +452,5 @@ mod tests {
         for bad in ["", "Current", "a-b", "a b", "é", &"a".repeat(65)] {
             assert!(!valid_name(bad), "{bad}");
         }
-    }
-
-    #[test]
-    fn truncation_respects_char_boundaries() {
-        // "é" is two bytes, so a 5-byte limit falls mid-char and must back off to 4.
-        let out = truncate_output("éééé".to_owned(), 5);
-        assert_eq!(out, "éé\n[… truncated 4 bytes]");
-        assert_eq!(truncate_output("short".to_owned(), 5), "short");
-        assert_eq!(
-            truncate_output("abc".to_owned(), 0),
-            "\n[… truncated 3 bytes]"
-        );
-    }
-
-    #[test]
-    fn example_uses_required_properties() {
-        let params = serde_json::json!({
-            "type": "object",
-            "properties": {"a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "string"}},
-            "required": ["a", "b"]
-        });
-        assert_eq!(example_arguments(&params), r#"{"a":"...","b":1}"#);
     }
 }

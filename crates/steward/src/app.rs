@@ -30,12 +30,25 @@ pub struct Overrides {
     pub cli_auto_approve: bool,
 }
 
-/// The builtin tools, the memory tools and the guarded SQL tools over Steward's own database.
+/// Builtins needed rarely enough to sit in the tool index (one line each) rather than send
+/// their schemas on every call; the model loads them, or just calls them, when needed.
+const ON_DEMAND_BUILTINS: &[&str] = &["convert_time", "date_calc", "unit_convert"];
+
+/// The builtin tools, the memory tools, the guarded SQL tools over Steward's own database
+/// (on demand), the web tools (`fetch_url`, `web_search`), and the skills from `skills.dir`
+/// (a bad skill is logged and skipped).
 pub fn tools(
     settings: &Settings,
     memory: &Arc<steward_memory::Memory>,
 ) -> anyhow::Result<ToolRegistry> {
-    let mut registry = steward_tools::builtin_registry();
+    let mut registry = ToolRegistry::new().with_index(settings.tools.index);
+    for tool in steward_tools::builtin_tools() {
+        if ON_DEMAND_BUILTINS.contains(&tool.name()) {
+            registry.register_on_demand(tool)?;
+        } else {
+            registry.register(tool)?;
+        }
+    }
     for tool in steward_tools::memory_tools(memory.clone(), OWNER.to_owned()) {
         registry.register(tool)?;
     }
@@ -45,9 +58,65 @@ pub fn tools(
         timeout: settings.sql.timeout,
         allow_ddl: settings.sql.allow_ddl,
     }) {
-        registry.register(tool)?;
+        registry.register_on_demand(tool)?;
+    }
+    // web_search stays registered without a backend (it answers how to enable it), but
+    // then only in the index, so an unusable schema is not sent on every call.
+    let search_ready = settings.web.search_backend != "none";
+    for tool in steward_tools::web_tools(web_config(settings)?) {
+        if tool.name() == "web_search" && !search_ready {
+            registry.register_on_demand(tool)?;
+        } else {
+            registry.register(tool)?;
+        }
+    }
+    let skills = steward_tools::skills::load_skills(&settings.skills_dir());
+    for error in &skills.errors {
+        tracing::warn!(%error, "skill not loaded (see `steward doctor`)");
+    }
+    registry.set_skills(skills.skills);
+    // run_code only once the sandbox has really worked here (it never runs unsandboxed);
+    // the probe takes ~50 ms, so it runs in the background instead of delaying start-up.
+    if settings.code.enabled {
+        registry.add_source(steward_tools::CodeSource::probe_in_background(code_config(
+            settings,
+        )));
+    }
+    // MCP servers' tools (on demand): supervised in the background, never awaited here.
+    for source in crate::mcp_cmd::client_sources(settings) {
+        registry.add_source(source);
     }
     Ok(registry)
+}
+
+/// The sandbox's limits and interpreter from `code.*`.
+pub fn code_config(settings: &Settings) -> steward_tools::CodeConfig {
+    let code = &settings.code;
+    steward_tools::CodeConfig {
+        python: code.python.clone(),
+        cpu_secs: code.cpu_secs,
+        memory_mb: code.memory_mb,
+        max_output_bytes: code.max_output_bytes,
+        timeout: code.timeout,
+    }
+}
+
+/// The web tools' configuration from `web.*` (values already checked by their rules).
+pub fn web_config(settings: &Settings) -> anyhow::Result<steward_tools::WebConfig> {
+    let web = &settings.web;
+    Ok(steward_tools::WebConfig {
+        allow_hosts: steward_tools::AllowList::parse(&web.allow_hosts)?,
+        fetch_max_bytes: web.fetch_max_bytes,
+        fetch_timeout: web.fetch_timeout,
+        max_redirects: web.max_redirects,
+        search: steward_tools::SearchConfig {
+            backend: steward_tools::SearchBackend::parse(&web.search_backend).unwrap_or_default(),
+            base_url: web.search_url.clone(),
+            api_key: web.search_api_key.clone(),
+            max_results: web.search_max_results,
+        },
+        ..steward_tools::WebConfig::default()
+    })
 }
 
 pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App> {

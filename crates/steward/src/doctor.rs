@@ -52,12 +52,43 @@ pub async fn run(cfg: &LoadedConfig, out: &mut dyn Write) -> io::Result<bool> {
     }
     check_http_addr(&mut r, s)?;
     check_embeddings(&mut r, s)?;
+    check_code(&mut r, s)?;
+    check_skills(&mut r, s)?;
     if s.api_token.is_none() {
         r.ok("api_token: not set (steward serve generates one)")?;
     } else {
         r.ok("api_token: set")?;
     }
     Ok(!r.failed)
+}
+
+/// Whether `run_code` is offered: the same probe `serve` and `chat` run (a real sandboxed
+/// run per language). Unavailable is a warning: everything else works without it.
+fn check_code(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
+    if !s.code.enabled {
+        return r.ok("code execution: off (code.enabled = false)");
+    }
+    let status = steward_tools::sandbox::probe(&crate::app::code_config(s));
+    if !status.available() {
+        return r.warn(
+            &format!("code execution: not offered: {}", status.summary()),
+            &[
+                "needs Linux with unprivileged user namespaces (`unshare -rn true` must work) and Landlock (5.13+, `landlock` in the lsm= boot list)",
+                "or turn it off: code.enabled = false (STEWARD_CODE_ENABLED=false)",
+            ],
+        );
+    }
+    r.ok(&format!(
+        "code execution: sandbox ready ({})",
+        status.summary()
+    ))?;
+    if let Err(e) = &status.python {
+        r.warn(
+            &format!("code execution: python unavailable: {e}"),
+            &["set code.python (STEWARD_CODE_PYTHON) to a Python 3 the sandbox can read (it runs as `nobody` when Steward is root), e.g. /usr/bin/python3"],
+        )?;
+    }
+    Ok(())
 }
 
 /// Memory works without embeddings (full text only); say which it is and how to add them.
@@ -85,6 +116,29 @@ fn check_embeddings(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
             }
         }
         remote => r.ok(&format!("memory: remote embeddings from {remote}")),
+    }
+}
+
+/// Skills load at start; each bad SKILL.md is a warning naming its file (the rest still load).
+fn check_skills(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
+    let dir = s.skills_dir();
+    let loaded = steward_tools::skills::load_skills(&dir);
+    for error in &loaded.errors {
+        r.warn(
+            &format!("skills: {error}"),
+            &["fix or remove that file; the other skills still load"],
+        )?;
+    }
+    let names: Vec<&str> = loaded.skills.iter().map(|k| k.name.as_str()).collect();
+    if names.is_empty() {
+        r.ok(&format!("skills: none in {}", dir.display()))
+    } else {
+        r.ok(&format!(
+            "skills: {} from {}: {}",
+            names.len(),
+            dir.display(),
+            names.join(", ")
+        ))
     }
 }
 

@@ -45,6 +45,11 @@ enum Command {
         #[command(subcommand)]
         command: steward::memory_cmd::MemoryCommand,
     },
+    /// MCP: list and test the configured servers, or serve Steward's memory over stdio.
+    Mcp {
+        #[command(subcommand)]
+        command: steward::mcp_cmd::McpCommand,
+    },
     /// Inspect configuration.
     Config {
         #[command(subcommand)]
@@ -102,6 +107,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })
         }
         Command::Memory { command } => steward::memory_cmd::run(&load()?, command).await,
+        Command::Mcp { command } => steward::mcp_cmd::run(&load()?, command).await,
         Command::Config {
             command: ConfigCommand::Show,
         } => {

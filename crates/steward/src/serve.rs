@@ -46,6 +46,10 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
         })?;
     let addr = listener.local_addr()?;
     let model_label = app.steward.model_label();
+    let stop = CancellationToken::new();
+    // Steward's memory for other MCP clients at /mcp, behind the same API token.
+    let mcp = steward_mcp::StewardServer::new(app.memory.clone(), app.store.clone(), app::OWNER)?
+        .http_router(settings.max_body_bytes, stop.child_token());
     let router = steward_server::router(
         Arc::new(app.steward.clone()),
         Arc::new(app.steward.clone()),
@@ -54,9 +58,9 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             max_body_bytes: settings.max_body_bytes,
             model_label: model_label.clone(),
             memory: Some(app.memory.clone()),
+            mcp: Some(mcp),
         },
     );
-    let stop = CancellationToken::new();
     let server = tokio::spawn(steward_server::serve(
         listener,
         router,

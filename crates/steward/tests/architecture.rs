@@ -11,6 +11,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("steward-server", 8),
     ("steward-telegram", 8),
     ("steward-jobs", 7),
+    ("steward-mcp", 7),
     ("steward-core", 6),
     ("steward-tools", 5),
     ("steward-memory", 4),

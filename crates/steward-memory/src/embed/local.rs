@@ -1,8 +1,8 @@
 //! The in-process all-MiniLM-L6-v2 sentence embedder (candle, CPU).
 //!
 //! Owns: loading the model directory (config.json, tokenizer.json, model.safetensors),
-//! tokenising in batches, the BERT forward pass, mean pooling and normalisation.
-//! Does not own: fetching the files (scripts/fetch-model.sh) or choosing the directory
+//! tokenising in batches, mean pooling and normalisation. Does not own: the encoder's forward
+//! pass (`minilm.rs`), fetching the files (scripts/fetch-model.sh) or choosing the directory
 //! (`default_model_dir`).
 
 use std::path::Path;
@@ -11,9 +11,9 @@ use std::sync::Arc;
 use candle_core::safetensors::BufferedSafetensors;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+use super::minilm::{Config, Encoder};
 use super::weights::ColumnMajorLinears;
 use super::{EmbedError, Embedder, l2_normalize};
 
@@ -34,7 +34,7 @@ pub struct LocalMiniLm {
 }
 
 struct Inner {
-    model: BertModel,
+    model: Encoder,
     tokenizer: Tokenizer,
     device: Device,
 }
@@ -80,6 +80,7 @@ impl LocalMiniLm {
                 config.hidden_size
             )));
         }
+        config.check().map_err(|e| load_err("config.json", e))?;
 
         let mut tokenizer =
             Tokenizer::from_file(&tokenizer_path).map_err(|e| load_err("tokenizer.json", e))?;
@@ -111,7 +112,7 @@ impl LocalMiniLm {
             DType::F32,
             device.clone(),
         );
-        let model = BertModel::load(vb, &config).map_err(|e| load_err("model weights", e))?;
+        let model = Encoder::load(vb, &config).map_err(|e| load_err("model weights", e))?;
         Ok(LocalMiniLm {
             inner: Arc::new(Inner {
                 model,
@@ -124,11 +125,17 @@ impl LocalMiniLm {
     /// The synchronous core of `embed`: CPU-bound, so callers on an async runtime go through
     /// `Embedder::embed`, which runs this on a blocking thread.
     pub fn embed_blocking(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut out = Vec::with_capacity(texts.len());
-        for chunk in texts.chunks(BATCH) {
-            out.extend(self.inner.embed_batch(chunk)?);
-        }
-        Ok(out)
+        // Run on a rayon worker: candle runs its elementwise ops as rayon parallel iterators,
+        // and from a thread outside the pool each of them is a hand-off to a worker and back
+        // (two context switches, dozens of times per sentence); on a worker they run in place,
+        // and idle workers still steal parts of the big ones.
+        rayon::scope(|_| {
+            let mut out = Vec::with_capacity(texts.len());
+            for chunk in texts.chunks(BATCH) {
+                out.extend(self.inner.embed_batch(chunk)?);
+            }
+            Ok(out)
+        })
     }
 }
 
@@ -141,10 +148,20 @@ impl Inner {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let encodings = self
-            .tokenizer
-            .encode_batch(texts.iter().map(String::as_str).collect(), true)
-            .map_err(|e| EmbedError::Load(format!("tokenizer: {e}")))?;
+        let tokenizer_err = |e| EmbedError::Load(format!("tokenizer: {e}"));
+        // One text (every recall query) is encoded directly: `encode_batch` hands even a single
+        // text to the rayon pool and waits for it, a cross-thread round trip on every query.
+        let encodings = match texts {
+            [one] => vec![
+                self.tokenizer
+                    .encode(one.as_str(), true)
+                    .map_err(tokenizer_err)?,
+            ],
+            _ => self
+                .tokenizer
+                .encode_batch(texts.iter().map(String::as_str).collect(), true)
+                .map_err(tokenizer_err)?,
+        };
         let seq = encodings.first().map_or(0, |e| e.get_ids().len());
         let n = encodings.len();
         let mut ids = Vec::with_capacity(n * seq);
@@ -158,13 +175,10 @@ impl Inner {
             ids.extend_from_slice(enc.get_ids());
             mask.extend_from_slice(enc.get_attention_mask());
         }
+        let padded = mask.contains(&0);
         let ids = Tensor::from_vec(ids, (n, seq), &self.device).map_err(run_err)?;
         let mask = Tensor::from_vec(mask, (n, seq), &self.device).map_err(run_err)?;
-        let type_ids = ids.zeros_like().map_err(run_err)?;
-        let hidden = self
-            .model
-            .forward(&ids, &type_ids, Some(&mask))
-            .map_err(run_err)?;
+        let hidden = self.model.forward(&ids, &mask, padded).map_err(run_err)?;
 
         // Mean pooling over real tokens only (sentence-transformers' pooling for this model).
         let mask_f = mask

@@ -7,6 +7,8 @@
 
 #[cfg(feature = "local-embed")]
 mod local;
+#[cfg(feature = "local-embed")]
+mod minilm;
 mod remote;
 #[cfg(feature = "local-embed")]
 mod weights;

@@ -17,14 +17,20 @@ const MIGRATIONS: &[(i64, &str)] = &[
         4,
         include_str!("../../migrations/sqlite/V4__vector_bits.sql"),
     ),
+    (
+        5,
+        include_str!("../../migrations/sqlite/V5__vector_index.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose
 /// names are data (one per embedder model) cannot be written as a fixed script.
+/// (v4's own step, which rebuilt vec0 tables, is superseded: v5 moves every older layout to
+/// plain tables, without sqlite-vec.)
 fn after_sql(tx: &Connection, version: i64) -> Result<(), StoreError> {
-    if version == 4 {
-        let rebuilt = super::memory::vectors::rebuild_legacy(tx)?;
-        tracing::info!(rebuilt, "vector tables moved to the bit + float layout");
+    if version == 5 {
+        let moved = super::memory::vectors::upgrade_to_v5(tx)?;
+        tracing::info!(moved, "vector tables moved to plain tables (layout 3)");
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! The SQLite adapter: opening and configuring the database file, and running each operation on
 //! a blocking thread against one connection. Owns connection handling; the SQL for each port
 //! lives in `conversations.rs`, `kv.rs`, `approvals/` and `memory/`, the schema in
-//! `migrations/sqlite/`. sqlite-vec is compiled in and registered before the first connection.
+//! `migrations/sqlite/`. Vector search needs no extension: each store keeps an in-process
+//! index of the vectors' sign bits (`memory/vectors/`), kept current through a change log.
 //!
 //! One connection behind a mutex serialises all operations. That is deliberate: a personal
 //! assistant's load is a few operations per turn, SQLite allows only one writer anyway, and a
@@ -26,6 +27,8 @@ const IN_MEMORY: &str = ":memory:";
 /// A `Store` backed by one SQLite database (a file, or memory for tests).
 pub struct SqliteStore {
     conn: Arc<Mutex<Connection>>,
+    /// The in-process vector indexes; only touched while `conn` is locked (inside `run`).
+    vectors: Arc<Mutex<memory::vectors::VectorIndexes>>,
     /// The path as given, or `:memory:`; only for `describe` and error messages.
     location: String,
     /// Fixed after `open`: migrations run only there.
@@ -45,7 +48,6 @@ impl SqliteStore {
     /// Opens (creating if needed, with parent directories) the database at `path`, configures it
     /// (WAL, synchronous=NORMAL, 5 s busy timeout, foreign keys) and applies pending migrations.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
-        memory::vectors::register();
         let open_err = |source: Box<dyn std::error::Error + Send + Sync>| StoreError::Open {
             path: path.to_path_buf(),
             source,
@@ -68,7 +70,6 @@ impl SqliteStore {
 
     /// A private database that lives as long as this value (for tests and dry runs).
     pub fn open_in_memory() -> Result<SqliteStore, StoreError> {
-        memory::vectors::register();
         let open_err = |source: Box<dyn std::error::Error + Send + Sync>| StoreError::Open {
             path: IN_MEMORY.into(),
             source,
@@ -82,6 +83,7 @@ impl SqliteStore {
         let schema_version = migrate::apply(&mut conn, &location)?;
         Ok(SqliteStore {
             conn: Arc::new(Mutex::new(conn)),
+            vectors: Arc::default(),
             location,
             schema_version,
         })
@@ -115,9 +117,6 @@ fn configure(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "foreign_keys", true)?;
-    // Fail at open, not at the first vector search, if the extension did not load.
-    conn.query_row("SELECT vec_version()", [], |row| row.get::<_, String>(0))
-        .map_err(|e| format!("sqlite-vec is not available: {e}"))?;
     if file_backed {
         // SQLite quietly opens write-protected files read-only; fail now rather than on the
         // first write in the middle of a turn.

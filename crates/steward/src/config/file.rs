@@ -28,6 +28,8 @@ pub(crate) struct FileDoc {
     pub values: BTreeMap<&'static str, (FileValue, usize)>,
     /// User-defined `[providers.NAME]` tables, by name.
     pub providers: Vec<RawProvider>,
+    /// `[mcp.servers.NAME]` tables (see `mcp`).
+    pub mcp: Vec<super::mcp::RawServer>,
 }
 
 #[derive(Debug)]
@@ -126,7 +128,14 @@ impl Walker<'_> {
                 format!("{prefix}.{}", k.get_ref())
             };
             let line = self.line(k.span());
-            if key == "providers" {
+            if key == "mcp" {
+                match v.get_ref() {
+                    DeValue::Table(t) => {
+                        self.doc.mcp = super::mcp::collect(t, self.text, self.path)?
+                    }
+                    _ => return Err(self.unknown(key, line, &known_keys())),
+                }
+            } else if key == "providers" {
                 match v.get_ref() {
                     DeValue::Table(t) => self.providers(t)?,
                     _ => return Err(self.unknown(key, line, &known_keys())),

@@ -10,6 +10,7 @@
 
 mod file;
 mod llm;
+mod mcp;
 mod providers;
 mod registry;
 mod rules;
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 pub use llm::provider_configs;
 pub use settings::{
     AgentSettings, ApprovalConfig, MemorySettings, ProviderKindSetting, ProviderSettings, Settings,
-    SqlConfig, split_model_ref,
+    SqlConfig, ToolSettings, WebSettings, split_model_ref,
 };
 pub use show::render_docs;
 
@@ -37,8 +38,9 @@ pub fn config_reference() -> String {
          Precedence: built-in defaults < the config file < environment variables. The config \
          file is the one named by `--config PATH`, else by `STEWARD_CONFIG`, else \
          `./steward.toml` if it exists, else `<data_dir>/steward.toml` if it exists (`data_dir` \
-         here comes from the environment or the default, never from the file being looked for).\n\n{}",
-        render_docs()
+         here comes from the environment or the default, never from the file being looked for).\n\n{}\n{}",
+        render_docs(),
+        mcp::DOCS
     )
 }
 
@@ -211,6 +213,11 @@ pub fn load_with_cwd(
             let (provider, mut shown) = providers::build(raw, p, &env)?;
             settings.providers.push(provider);
             entries.append(&mut shown);
+        }
+        for raw in &doc.mcp {
+            let (spec, entry) = mcp::build(raw, p, &env)?;
+            settings.mcp_servers.push(spec);
+            entries.push(entry);
         }
     }
     let cfg = LoadedConfig {

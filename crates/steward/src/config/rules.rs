@@ -82,6 +82,10 @@ pub(crate) enum Rule {
     ProviderKind,
     /// `local` | `none` | `openai:<model>` | `gemini:<model>` | `ollama:<model>`.
     Embedder,
+    /// Host names or IPs, each optionally with `:port`, separated by commas (`web.allow_hosts`).
+    HostList,
+    /// `none` | `searxng` | `brave` | `tavily`.
+    SearchBackend,
 }
 
 impl Rule {
@@ -104,6 +108,12 @@ impl Rule {
             Rule::Embedder => {
                 "`local`, `none`, or `openai:<model>` / `gemini:<model>` / `ollama:<model>`".into()
             }
+            Rule::HostList => {
+                "host names or IP addresses, each optionally with :port, separated by commas, \
+                 e.g. `nas.local, 192.168.1.10:5000`"
+                    .into()
+            }
+            Rule::SearchBackend => "one of \"none\", \"searxng\", \"brave\", \"tavily\"".into(),
         }
     }
 
@@ -178,6 +188,8 @@ impl Rule {
                     || crate::config::settings::split_model_ref(s)
                         .is_some_and(|(p, _)| matches!(p, "openai" | "gemini" | "ollama"))
             }
+            Rule::HostList => steward_tools::AllowList::parse(s).is_ok(),
+            Rule::SearchBackend => steward_tools::SearchBackend::parse(s).is_some(),
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {

@@ -27,9 +27,15 @@ pub struct Settings {
     pub model_retries: u32,
     pub approvals: ApprovalConfig,
     pub sql: SqlConfig,
+    pub web: WebSettings,
     pub memory: MemorySettings,
+    pub tools: ToolSettings,
+    pub code: CodeSettings,
     /// Built-in providers first (openai, anthropic, gemini, ollama), then user-defined ones by name.
     pub providers: Vec<ProviderSettings>,
+    /// `[mcp.servers.NAME]` tables, in name order. Env and header values are secrets: the
+    /// spec's `Debug` shows only their names.
+    pub mcp_servers: Vec<steward_mcp::ServerSpec>,
 }
 
 /// Limits of one agent turn.
@@ -60,6 +66,67 @@ pub struct MemorySettings {
     pub context_budget_tokens: usize,
     pub extract: bool,
     pub extraction_model: Option<String>,
+}
+
+/// How tools reach the model, and the skills folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSettings {
+    /// Offer on-demand tools through the `load_tools` index instead of every schema.
+    pub index: bool,
+    /// Skills folder; None = `<data_dir>/skills`.
+    pub skills_dir: Option<PathBuf>,
+}
+
+impl Settings {
+    /// Where skills are loaded from: `skills.dir`, else `<data_dir>/skills`.
+    pub fn skills_dir(&self) -> PathBuf {
+        self.tools
+            .skills_dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("skills"))
+    }
+}
+
+/// The web tools' settings (`fetch_url`, `web_search`). `Debug` masks the search key.
+#[derive(Clone, PartialEq, Eq)]
+pub struct WebSettings {
+    /// Hosts `fetch_url` may reach on local or private addresses (comma-separated).
+    pub allow_hosts: String,
+    pub fetch_max_bytes: usize,
+    pub fetch_timeout: Duration,
+    pub max_redirects: usize,
+    /// `none` | `searxng` | `brave` | `tavily`.
+    pub search_backend: String,
+    pub search_url: Option<String>,
+    /// Secret: masked in `Debug`.
+    pub search_api_key: Option<String>,
+    pub search_max_results: usize,
+}
+
+impl fmt::Debug for WebSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebSettings")
+            .field("allow_hosts", &self.allow_hosts)
+            .field("fetch_max_bytes", &self.fetch_max_bytes)
+            .field("fetch_timeout", &self.fetch_timeout)
+            .field("max_redirects", &self.max_redirects)
+            .field("search_backend", &self.search_backend)
+            .field("search_url", &self.search_url)
+            .field("search_api_key", &Masked(&self.search_api_key))
+            .field("search_max_results", &self.search_max_results)
+            .finish()
+    }
+}
+
+/// `run_code`'s sandbox (`code.*`): offered only when enabled and the start-up probe passes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeSettings {
+    pub enabled: bool,
+    pub cpu_secs: u64,
+    pub memory_mb: u64,
+    pub max_output_bytes: usize,
+    pub timeout: Duration,
+    pub python: PathBuf,
 }
 
 /// The guarded SQL tools' settings.
@@ -199,6 +266,16 @@ impl Settings {
                 max_rows: 0,
                 timeout: Duration::ZERO,
             },
+            web: WebSettings {
+                allow_hosts: String::new(),
+                fetch_max_bytes: 0,
+                fetch_timeout: Duration::ZERO,
+                max_redirects: 0,
+                search_backend: String::new(),
+                search_url: None,
+                search_api_key: None,
+                search_max_results: 0,
+            },
             memory: MemorySettings {
                 embedder: String::new(),
                 model_dir: None,
@@ -207,7 +284,20 @@ impl Settings {
                 extract: false,
                 extraction_model: None,
             },
+            tools: ToolSettings {
+                index: true,
+                skills_dir: None,
+            },
+            code: CodeSettings {
+                enabled: false,
+                cpu_secs: 0,
+                memory_mb: 0,
+                max_output_bytes: 0,
+                timeout: Duration::ZERO,
+                python: PathBuf::new(),
+            },
             providers,
+            mcp_servers: Vec::new(),
         }
     }
 
@@ -255,8 +345,11 @@ impl fmt::Debug for Settings {
             .field("model_retries", &self.model_retries)
             .field("approvals", &self.approvals)
             .field("sql", &self.sql)
+            .field("web", &self.web)
             .field("memory", &self.memory)
+            .field("code", &self.code)
             .field("providers", &self.providers)
+            .field("mcp_servers", &self.mcp_servers)
             .finish()
     }
 }

@@ -1,7 +1,8 @@
 //! `MemoryStore` for SQLite: validates inputs, then runs each operation's SQL (in the submodules)
 //! on the blocking thread. Owns the JSON spellings of provenance and tags. The SQL lives in
 //! `facts.rs`, `notes.rs`, `agenda.rs` (learnings, intentions), `index.rs` (the shared doc map
-//! and FTS5), `vectors.rs` (sqlite-vec) and `items.rs` (uniform reads, the message log).
+//! and FTS5), `vectors/` (vector tables and the in-process sign-bit index) and `items.rs`
+//! (uniform reads, the message log).
 
 mod agenda;
 mod facts;
@@ -300,8 +301,21 @@ impl MemoryStore for SqliteStore {
         }
         let (user, model_id, embedding) =
             (user.to_owned(), model_id.to_owned(), embedding.to_vec());
-        self.run(move |conn| vectors::search(conn, &user, &model_id, &embedding, &filter, limit))
-            .await
+        let indexes = std::sync::Arc::clone(&self.vectors);
+        self.run(move |conn| {
+            // Locked only here, inside `run`, so always after the connection: no lock cycle.
+            let mut indexes = indexes.lock().map_err(|_| StoreError::Poisoned)?;
+            vectors::search(
+                conn,
+                &mut indexes,
+                &user,
+                &model_id,
+                &embedding,
+                &filter,
+                limit,
+            )
+        })
+        .await
     }
 
     async fn put_embedding(

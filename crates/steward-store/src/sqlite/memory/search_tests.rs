@@ -1,7 +1,9 @@
 //! Tests of the full-text query plan: all words first, the rarest few OR-ed only when no row
-//! has them all, and hostile text still searched as plain words.
+//! has them all, at most `RANK_WINDOW` matching rows ranked (the newest), and hostile text
+//! still searched as plain words.
 
-use super::{index, notes, vectors};
+use super::index::{self, RANK_WINDOW};
+use super::notes;
 use crate::sqlite::migrate;
 use crate::validate::memory::query_tokens;
 use crate::{MemoryFilter, NewNote};
@@ -9,20 +11,23 @@ use rusqlite::Connection;
 use steward_protocol::Provenance;
 
 fn open() -> Connection {
-    vectors::register();
     let mut conn = Connection::open_in_memory().unwrap();
     migrate::apply(&mut conn, ":memory:").unwrap();
     conn
 }
 
 fn note(conn: &mut Connection, title: &str, body: &str) -> i64 {
+    note_for(conn, "u", title, body)
+}
+
+fn note_for(conn: &mut Connection, user: &str, title: &str, body: &str) -> i64 {
     let n = NewNote {
         title: title.into(),
         body: body.into(),
         tags: Vec::new(),
         provenance: Provenance::User { conversation: None },
     };
-    notes::insert(conn, "u", &n, 1).unwrap().id
+    notes::insert(conn, user, &n, 1).unwrap().id
 }
 
 /// Note ids found for `query`, sorted (ranking is not what these tests are about).
@@ -114,4 +119,73 @@ fn hostile_text_is_still_plain_words() {
         index::or_expression(&query_tokens("x NEAR y")),
         "\"x\" OR \"near\" OR \"y\""
     );
+}
+
+#[test]
+fn only_the_newest_matches_are_ranked_when_very_many_match() {
+    let mut conn = open();
+    // Another user's only match is older than any window.
+    let early = note_for(&mut conn, "early", "common", "");
+    // Old rows match "common" best by far (short, the word three times)...
+    let strong: Vec<i64> = (0..5)
+        .map(|_| note(&mut conn, "common common common", ""))
+        .collect();
+    // ...then more than a window of weaker matches, with another user's rows in between
+    // (they do not count toward this user's window).
+    for i in 0..RANK_WINDOW {
+        note(
+            &mut conn,
+            "note",
+            &format!("a long body that mentions common once, {i}"),
+        );
+        if i % 10 == 0 {
+            note_for(&mut conn, "other", "common", "common");
+        }
+    }
+    let search = |conn: &Connection, q: &str, limit: usize| {
+        let hits = index::search(conn, "u", &query_tokens(q), &MemoryFilter::default(), limit);
+        hits.unwrap()
+            .into_iter()
+            .map(|(r, _)| r.id)
+            .collect::<Vec<_>>()
+    };
+    let top = search(&conn, "common", 10);
+    assert_eq!(top.len(), 10);
+    assert!(
+        top.iter().all(|id| !strong.contains(id)),
+        "rows older than the window are not ranked: {top:?}"
+    );
+    // One more weak row pushes one more old row out; a newer strong row wins at once.
+    let fresh = note(&mut conn, "common common common", "");
+    assert_eq!(search(&conn, "common", 1), [fresh]);
+    // Rows the window leaves out are still found when it holds fewer than `limit` of the
+    // user's filtered rows: here another user, whose only match is older than the window.
+    let theirs = index::search(
+        &conn,
+        "early",
+        &query_tokens("common"),
+        &MemoryFilter::default(),
+        5,
+    );
+    assert_eq!(
+        theirs
+            .unwrap()
+            .into_iter()
+            .map(|(r, _)| r.id)
+            .collect::<Vec<_>>(),
+        [early]
+    );
+    // A rarer word is not affected by the window at all.
+    let rare = note(&mut conn, "zanzibar", "");
+    assert_eq!(found(&conn, "zanzibar"), [rare]);
+    // A limit beyond the window still gets that many rows.
+    assert_eq!(
+        search(&conn, "common", RANK_WINDOW + 3).len(),
+        RANK_WINDOW + 3
+    );
+    // With fewer matches than the window, every match is ranked (the strong rows win).
+    let mut small = open();
+    let weak = note(&mut small, "note", "a long body that mentions common once");
+    let best = note(&mut small, "common common common", "");
+    assert_eq!(search(&small, "common", 5), [best, weak]);
 }

@@ -1,52 +1,29 @@
-//! Vectors in SQLite through sqlite-vec: registering the extension, one table pair per
-//! embedder model (created on its first vector, recorded in `embedding_models`), writing,
-//! removal, and the backfill's gap list. Owns the vector bookkeeping; the table layout and its
-//! migration are `layout.rs`'s, the two-pass search `search.rs`'s, the doc map `index.rs`'s.
+//! Vectors in SQLite: one table pair per embedder model (created on its first vector,
+//! recorded in `embedding_models`), writing, removal, and the backfill's gap list. Owns the
+//! vector bookkeeping; the table layout is `layout.rs`'s, its upgrade from older layouts
+//! `legacy.rs`'s, the in-process sign-bit index `bitindex.rs`'s (kept current by `sync.rs`),
+//! the two-pass search `search.rs`'s, the doc map `index.rs`'s.
+//!
+//! Plain SQLite, no extension: the coarse pass runs over an in-process copy of the sign bits
+//! (see `bitindex.rs` for why sqlite-vec's vec0 was dropped in schema v5).
 
+mod bitindex;
 mod layout;
+mod legacy;
 mod search;
+mod sync;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use layout::rebuild_legacy;
+pub(crate) use legacy::upgrade_to_v5;
 pub(super) use search::search;
+pub(crate) use sync::VectorIndexes;
 
 use super::index::memory_ref;
 use super::{col, items};
 use crate::StoreError;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
-use std::sync::Once;
 use steward_protocol::MemoryRef;
-
-static REGISTER: Once = Once::new();
-
-/// Makes sqlite-vec available to every connection opened afterwards in this process. Must run
-/// before the first connection opens; later calls do nothing.
-pub(crate) fn register() {
-    REGISTER.call_once(|| {
-        // SAFETY: sqlite3_vec_init is the extension's C entry point with exactly the signature
-        // sqlite3_auto_extension expects (the crate declares it without arguments); this is the
-        // registration its documentation gives. The symbol lives for the whole process.
-        let rc = unsafe {
-            rusqlite::ffi::sqlite3_auto_extension(Some(std::mem::transmute::<
-                *const (),
-                unsafe extern "C" fn(
-                    *mut rusqlite::ffi::sqlite3,
-                    *mut *mut std::os::raw::c_char,
-                    *const rusqlite::ffi::sqlite3_api_routines,
-                ) -> std::os::raw::c_int,
-            >(
-                sqlite_vec::sqlite3_vec_init as *const ()
-            )))
-        };
-        if rc != rusqlite::ffi::SQLITE_OK {
-            tracing::error!(
-                rc,
-                "registering sqlite-vec failed; vector search will not work"
-            );
-        }
-    });
-}
 
 struct Model {
     id: i64,
@@ -143,6 +120,7 @@ pub(super) fn put(
         (doc_id, &user, r.kind.as_str(), created_at_ms),
         embedding,
     )?;
+    sync::prune(&tx)?;
     tx.prepare_cached(
         "INSERT INTO embeddings (model, doc_id, embedded_ms) VALUES (?1, ?2, ?3) \
          ON CONFLICT (model, doc_id) DO UPDATE SET embedded_ms = excluded.embedded_ms",

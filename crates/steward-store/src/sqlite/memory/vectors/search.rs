@@ -1,117 +1,99 @@
-//! Nearest-vector search in two passes: a coarse hamming KNN over the sign bits (filters by
-//! user, kind and time applied inside vec0, before ranking), then exact cosine distance on the
-//! float vectors of those candidates only. Owns the candidate count and the search SQL; the
-//! tables are `layout.rs`'s.
+//! Nearest-vector search in two passes: a coarse hamming top-k over the sign bits in the
+//! in-process index (user, kind and time filters applied before ranking), then exact cosine
+//! distance on the float vectors of those candidates only. Owns the candidate count, the
+//! rescoring and its SQL; the index is `bitindex.rs`'s, keeping it current `sync.rs`'s.
 //!
-//! Why two passes: brute-force float32 cosine read the whole 1.5 KiB-per-row vector table per
-//! query (~120 ms at 100k rows on a loaded machine); the bit table is 32× smaller and hamming
-//! distance is a popcount. Sign bits keep enough of the angle that the true nearest neighbours
-//! sit among the few hundred best by hamming distance; the rescoring then ranks them exactly.
-//! When the filtered rows number no more than the candidate count, every row is rescored and
-//! the result is exactly the float ranking.
+//! Why two passes: brute-force float32 cosine reads 1.5 KiB a row (~120 ms at 100k rows on a
+//! loaded machine); the sign bits are 32× smaller and kept in memory. Sign bits keep enough of
+//! the angle that the true nearest neighbours sit among the few hundred best by hamming
+//! distance; the rescoring then ranks them exactly. When the filtered rows number no more than
+//! the candidate count, every row is rescored and the result is exactly the float ranking.
 
-use super::layout::{bits_table, blob, floats_table, quantize};
+use super::layout::{floats_from_blob, floats_table, quantize};
+use super::sync::VectorIndexes;
 use super::{Model, dims_mismatch, find_model, memory_ref};
 use crate::sqlite::memory::{col, tags_param};
 use crate::{MemoryFilter, StoreError};
-use rusqlite::types::Value;
-use rusqlite::{Connection, params, params_from_iter};
+use rusqlite::{Connection, params};
 use steward_protocol::MemoryRef;
 
-/// sqlite-vec refuses a larger k.
-const MAX_K: usize = 4096;
+use super::bitindex::{Scope, kind_bit};
+
 /// Coarse candidates: at least this many, and at least `COARSE_PER_RESULT` per wanted result.
 const MIN_COARSE: usize = 200;
 const COARSE_PER_RESULT: usize = 8;
-/// With a tag filter the coarse pass fetches more: tags live outside vec0, so they are applied
-/// after rescoring, on the candidates.
+/// With a tag filter the coarse pass fetches more: tags live outside the index, so they are
+/// applied after rescoring, on the candidates.
 const MIN_COARSE_TAGGED: usize = 512;
 const COARSE_PER_RESULT_TAGGED: usize = 32;
+/// Rescoring reads one float row per candidate; this bounds a huge `limit`.
+const MAX_COARSE: usize = 4096;
 
-/// Cost note: sqlite-vec 0.1.9 picks each chunk's k best by repeated linear scans, so the
-/// coarse pass costs ~N × k steps on top of the distance scan. Measured on 100k random rows
-/// (release build): k = 1 → 2.4 ms, k = 20 → 4.0 ms, k = 200 → 23.8 ms. Bounding the pass
-/// with `distance <=` radii (tried, then removed) cost a ~3 ms scan per radius that held too
-/// few rows, which outweighed the saving.
-///
-/// How many candidates the coarse pass hands to the rescoring for `limit` results.
+/// How many candidates the coarse pass hands to the rescoring for `limit` results. The scan
+/// costs the same whatever k is; k bounds the rescoring (a B-tree lookup and a 1.5 KiB read per
+/// candidate, ~1 ms for 200).
 fn coarse_k(limit: usize, tagged: bool) -> usize {
     let (min, per) = if tagged {
         (MIN_COARSE_TAGGED, COARSE_PER_RESULT_TAGGED)
     } else {
         (MIN_COARSE, COARSE_PER_RESULT)
     };
-    limit.saturating_mul(per).max(min).min(MAX_K)
+    limit.saturating_mul(per).max(min).min(MAX_COARSE)
+}
+
+fn scope(filter: &MemoryFilter) -> Scope {
+    Scope {
+        kinds: filter.kinds.iter().fold(0, |m, k| m | kind_bit(*k)),
+        since: filter.since_ms.unwrap_or(i64::MIN),
+        until: filter.until_ms.unwrap_or(i64::MAX),
+    }
 }
 
 pub(in crate::sqlite::memory) fn search(
     conn: &Connection,
+    indexes: &mut VectorIndexes,
     user: &str,
     model_id: &str,
     embedding: &[f32],
     filter: &MemoryFilter,
     limit: usize,
 ) -> Result<Vec<(MemoryRef, f64)>, StoreError> {
-    let Some(model) = find_model(conn, model_id)? else {
+    // One read transaction: the index catch-up and the rescoring see the same snapshot.
+    let tx = conn.unchecked_transaction()?;
+    let Some(model) = find_model(&tx, model_id)? else {
         return Ok(Vec::new());
     };
     if model.dims != embedding.len() {
         return Err(dims_mismatch(&model, embedding.len()));
     }
     let k = coarse_k(limit, !filter.tags.is_empty());
-    let table = bits_table(model.id, model.dims);
-    let candidates = coarse(conn, &table, &quantize(embedding), k, user, filter)?;
-    rescore(conn, &model, embedding, &candidates, filter, limit)
+    let candidates =
+        indexes
+            .fresh(&tx, &model)?
+            .nearest(user, &quantize(embedding), scope(filter), k);
+    let hits = rescore(&tx, &model, embedding, &candidates, filter, limit)?;
+    tx.commit()?;
+    Ok(hits)
 }
 
-/// The doc ids of the `k` rows nearest by hamming distance, with the user, kind and time
-/// filters applied inside vec0, before ranking.
-fn coarse(
-    conn: &Connection,
-    table: &str,
-    bits: &[u8],
-    k: usize,
-    user: &str,
-    filter: &MemoryFilter,
-) -> Result<Vec<i64>, StoreError> {
-    let mut values: Vec<Value> = vec![
-        Value::Blob(bits.to_vec()),
-        Value::Integer(crate::sqlite::sql_limit(k)),
-        Value::Text(user.to_owned()),
-    ];
-    // The variants of this text are few (kinds count × two optional bounds)
-    // and each is cached.
-    let mut knn_where = String::new();
-    if !filter.kinds.is_empty() {
-        let marks: Vec<String> = filter
-            .kinds
-            .iter()
-            .map(|k| {
-                values.push(Value::Text(k.as_str().to_owned()));
-                format!("?{}", values.len())
-            })
-            .collect();
-        knn_where.push_str(&format!(" AND kind IN ({})", marks.join(", ")));
+/// Cosine distance (1 − cosine similarity) in f64; a zero vector is at distance 1 from
+/// everything (orthogonal) rather than NaN, so it sorts deterministically.
+pub(super) fn cosine_distance(a: &[f32], b: &[f32]) -> f64 {
+    let (mut dot, mut aa, mut bb) = (0f64, 0f64, 0f64);
+    for (x, y) in a.iter().zip(b) {
+        let (x, y) = (f64::from(*x), f64::from(*y));
+        dot += x * y;
+        aa += x * x;
+        bb += y * y;
     }
-    if let Some(since) = filter.since_ms {
-        values.push(Value::Integer(since));
-        knn_where.push_str(&format!(" AND created_at >= ?{}", values.len()));
+    if aa == 0.0 || bb == 0.0 {
+        return 1.0;
     }
-    if let Some(until) = filter.until_ms {
-        values.push(Value::Integer(until));
-        knn_where.push_str(&format!(" AND created_at <= ?{}", values.len()));
-    }
-    let sql = format!(
-        "SELECT rowid FROM {table} \
-         WHERE embedding MATCH vec_bit(?1) AND k = ?2 AND user = ?3{knn_where}"
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(params_from_iter(values), |row| row.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    1.0 - dot / (aa.sqrt() * bb.sqrt())
 }
 
-/// Exact cosine distance for the candidates, then the tag filter (tags live outside vec0),
-/// best first.
+/// Exact cosine distance for the candidates, then the tag filter (tags live outside the
+/// index), best first, ties by doc id.
 fn rescore(
     conn: &Connection,
     model: &Model,
@@ -125,27 +107,34 @@ fn rescore(
     }
     let ids: Vec<String> = candidates.iter().map(i64::to_string).collect();
     let sql = format!(
-        "SELECT d.kind, d.ref_id, vec_distance_cosine(f.embedding, ?1) AS distance \
-         FROM json_each(?2) AS c JOIN {floats} AS f ON f.doc_id = c.value \
+        "SELECT d.id, d.kind, d.ref_id, f.embedding \
+         FROM json_each(?1) AS c JOIN {floats} AS f ON f.doc_id = c.value \
          JOIN memory_docs AS d ON d.id = c.value \
-         WHERE ?3 IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(?3) AS want \
+         WHERE ?2 IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(?2) AS want \
                WHERE NOT EXISTS (SELECT 1 FROM json_each(d.tags) AS have \
-                                 WHERE have.value = want.value)) \
-         ORDER BY distance, d.id LIMIT ?4",
+                                 WHERE have.value = want.value))",
         floats = floats_table(model.id, model.dims),
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(params![
-        blob(embedding),
         format!("[{}]", ids.join(",")),
         tags_param(&filter.tags)?,
-        crate::sqlite::sql_limit(limit)
     ])?;
-    let mut out = Vec::new();
+    let mut scored: Vec<(f64, i64, MemoryRef)> = Vec::with_capacity(candidates.len());
     while let Some(row) = rows.next()? {
         let what = || "vector search row".to_owned();
-        let r = memory_ref(col(row, 0, &what)?, col(row, 1, &what)?)?;
-        out.push((r, col(row, 2, &what)?));
+        let doc_id: i64 = col(row, 0, &what)?;
+        let r = memory_ref(col(row, 1, &what)?, col(row, 2, &what)?)?;
+        let raw: Vec<u8> = col(row, 3, &what)?;
+        let v = floats_from_blob(doc_id, &raw)?;
+        if v.len() != model.dims {
+            return Err(StoreError::Corrupt(format!(
+                "vector of search index row {doc_id} has the wrong length"
+            )));
+        }
+        scored.push((cosine_distance(embedding, &v), doc_id, r));
     }
-    Ok(out)
+    scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    scored.truncate(limit);
+    Ok(scored.into_iter().map(|(d, _, r)| (r, d)).collect())
 }

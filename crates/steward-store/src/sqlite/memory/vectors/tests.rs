@@ -1,14 +1,18 @@
-//! Tests of the two-pass vector search and of the v3 → v4 rebuild, on one connection: the
+//! Tests of the two-pass vector search and of keeping the in-process index current: the
 //! coarse + rescore result equals the exact float ranking whenever every filtered row fits in
-//! the candidate set; filters apply inside the coarse pass; the Rust quantizer is sqlite-vec's;
-//! tables written in the old layout are rebuilt with the same search results.
+//! the candidate set; filters apply inside the coarse pass; an index follows writes made by
+//! another connection to the same file (inserts, replacements, deletions), also after the
+//! change log was pruned past it.
 
-use super::layout::{blob, quantize};
-use super::{put, register, search};
+use super::layout::quantize;
+use super::search::cosine_distance;
+use super::sync::{VectorIndexes, prune_to};
+use super::{put, search as search_with};
 use crate::sqlite::memory::{agenda, notes};
 use crate::sqlite::migrate;
-use crate::{MemoryFilter, NewNote};
-use rusqlite::{Connection, params};
+use crate::{MemoryFilter, NewNote, StoreError};
+use rusqlite::Connection;
+use std::path::PathBuf;
 use steward_protocol::{MemoryKind, MemoryRef, Provenance};
 
 const MODEL: &str = "test:rand";
@@ -30,7 +34,8 @@ impl Rng {
     }
 }
 
-fn cosine_distance(a: &[f32], b: &[f32]) -> f64 {
+/// The test's own cosine distance, independent of `search::cosine_distance`.
+fn expected_distance(a: &[f32], b: &[f32]) -> f64 {
     let dot: f64 = a
         .iter()
         .zip(b)
@@ -41,10 +46,22 @@ fn cosine_distance(a: &[f32], b: &[f32]) -> f64 {
 }
 
 fn open() -> Connection {
-    register();
     let mut conn = Connection::open_in_memory().unwrap();
     migrate::apply(&mut conn, ":memory:").unwrap();
     conn
+}
+
+/// A search with a fresh index each time (what a new process would see).
+fn search(
+    conn: &Connection,
+    user: &str,
+    model: &str,
+    query: &[f32],
+    filter: &MemoryFilter,
+    limit: usize,
+) -> Result<Vec<(MemoryRef, f64)>, StoreError> {
+    let mut ix = VectorIndexes::default();
+    search_with(conn, &mut ix, user, model, query, filter, limit)
 }
 
 fn add_note(conn: &mut Connection, user: &str, at: i64) -> MemoryRef {
@@ -83,7 +100,7 @@ fn seed(
 fn exact(rows: &[(MemoryRef, Vec<f32>)], query: &[f32], limit: usize) -> Vec<MemoryRef> {
     let mut scored: Vec<(f64, MemoryRef)> = rows
         .iter()
-        .map(|(r, v)| (cosine_distance(query, v), *r))
+        .map(|(r, v)| (expected_distance(query, v), *r))
         .collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.id.cmp(&b.1.id)));
     scored.into_iter().take(limit).map(|(_, r)| r).collect()
@@ -94,19 +111,15 @@ fn refs(hits: &[(MemoryRef, f64)]) -> Vec<MemoryRef> {
 }
 
 #[test]
-fn quantizer_is_sqlite_vecs_binary_quantization() {
-    let conn = open();
-    let mut rng = Rng(7);
-    for dims in [8, 384, 1536] {
-        let v = rng.vector(dims);
-        let theirs: Vec<u8> = conn
-            .query_row("SELECT vec_quantize_binary(?1)", [blob(&v)], |r| r.get(0))
-            .unwrap();
-        assert_eq!(quantize(&v), theirs, "{dims} dimensions");
-    }
-    // Not a multiple of 8: padded with zero bits.
+fn quantizer_sets_one_bit_per_positive_dimension() {
     assert_eq!(quantize(&[1.0, -1.0, 0.5, 0.0, 2.0]), [0b1_0101]);
     assert_eq!(quantize(&[0.1; 9]), [0xFF, 0x01]);
+    let mut v = vec![-1.0; 384];
+    v[383] = 1.0;
+    let bits = quantize(&v);
+    assert_eq!(bits.len(), 48);
+    assert_eq!(bits[47], 0x80);
+    assert!(bits[..47].iter().all(|b| *b == 0));
 }
 
 #[test]
@@ -127,7 +140,7 @@ fn coarse_and_rescore_equal_the_exact_ranking_on_small_sets() {
             for (r, d) in &hits {
                 let v = &rows.iter().find(|(x, _)| x == r).unwrap().1;
                 assert!(
-                    (d - cosine_distance(&query, v)).abs() < 1e-5,
+                    (d - expected_distance(&query, v)).abs() < 1e-9,
                     "distance of {r:?}"
                 );
             }
@@ -217,81 +230,181 @@ fn an_exact_copy_of_the_query_is_found_among_many() {
 }
 
 #[test]
-fn v3_float_tables_are_rebuilt_by_the_v4_migration() {
-    register();
-    let mut conn = Connection::open_in_memory().unwrap();
-    for sql in [
-        include_str!("../../../../migrations/sqlite/V1__init.sql"),
-        include_str!("../../../../migrations/sqlite/V2__approvals.sql"),
-        include_str!("../../../../migrations/sqlite/V3__memory.sql"),
-    ] {
-        conn.execute_batch(sql).unwrap();
+fn a_zero_vector_is_at_distance_one_not_nan() {
+    assert_eq!(cosine_distance(&[0.0, 0.0], &[1.0, 0.0]), 1.0);
+    assert_eq!(cosine_distance(&[1.0, 0.0], &[0.0, 0.0]), 1.0);
+    assert!(cosine_distance(&[1.0, 1.0], &[2.0, 2.0]).abs() < 1e-12);
+    assert!((cosine_distance(&[1.0, 0.0], &[-3.0, 0.0]) - 2.0).abs() < 1e-12);
+}
+
+/// A database file in the temp dir, removed on drop.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new() -> TempFile {
+        let name = format!("steward-vectors-{}.db", uuid::Uuid::new_v4().simple());
+        TempFile(std::env::temp_dir().join(name))
     }
-    conn.pragma_update(None, "user_version", 3).unwrap();
-    // The v3 layout, written as v3's vectors.rs did.
-    conn.execute_batch(
-        "INSERT INTO embedding_models (id, model_id, dims, table_name) \
-           VALUES (1, 'test:rand', 12, 'memory_vec_12_1'); \
-         CREATE VIRTUAL TABLE memory_vec_12_1 USING vec0(\
-           user text partition key, kind text, created_at integer, \
-           embedding float[12] distance_metric=cosine);",
-    )
-    .unwrap();
-    let mut rng = Rng(5);
-    let mut rows = Vec::new();
-    for i in 0..30 {
-        let user = if i % 3 == 0 { "v" } else { "u" };
-        let r = add_note(&mut conn, user, T0 + i);
-        let v = rng.vector(12);
-        conn.execute(
-            "INSERT INTO memory_vec_12_1 (rowid, user, kind, created_at, embedding) \
-             SELECT id, user, kind, created_at_ms, ?2 FROM memory_docs \
-             WHERE kind = 'note' AND ref_id = ?1",
-            params![r.id, blob(&v)],
-        )
-        .unwrap();
-        conn.execute(
-            "INSERT INTO embeddings (model, doc_id, embedded_ms) \
-             SELECT 1, id, 0 FROM memory_docs WHERE kind = 'note' AND ref_id = ?1",
-            [r.id],
-        )
-        .unwrap();
-        if user == "u" {
-            rows.push((r, v));
+    fn open(&self) -> Connection {
+        let mut conn = Connection::open(&self.0).unwrap();
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .unwrap();
+        migrate::apply(&mut conn, "test").unwrap();
+        conn
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut p = self.0.clone().into_os_string();
+            p.push(suffix);
+            let _ = std::fs::remove_file(p);
         }
     }
+}
 
-    assert_eq!(migrate::apply(&mut conn, ":memory:").unwrap(), 4);
-    let query = rng.vector(12);
-    let hits = search(&conn, "u", MODEL, &query, &MemoryFilter::default(), 50).unwrap();
-    assert_eq!(
-        refs(&hits),
-        exact(&rows, &query, 50),
-        "same ranking as the floats"
+/// What the long-lived index of connection `a` returns must always equal a fresh search.
+fn assert_in_step(a: &Connection, ix: &mut VectorIndexes, query: &[f32], what: &str) {
+    let filter = MemoryFilter::default();
+    let kept = search_with(a, ix, "u", MODEL, query, &filter, 500).unwrap();
+    let fresh = search(a, "u", MODEL, query, &filter, 500).unwrap();
+    assert_eq!(refs(&kept), refs(&fresh), "{what}");
+}
+
+#[test]
+fn the_index_follows_writes_of_another_connection() {
+    let file = TempFile::new();
+    let (mut a, mut b) = (file.open(), file.open());
+    let mut rng = Rng(21);
+    let rows = seed(&mut b, &mut rng, "u", 120, 32);
+    let mut ix = VectorIndexes::default();
+    let query = rng.vector(32);
+    assert_in_step(&a, &mut ix, &query, "first load");
+    let all = search_with(
+        &a,
+        &mut ix,
+        "u",
+        MODEL,
+        &query,
+        &MemoryFilter::default(),
+        500,
     );
-    let (layout, floats): (i64, i64) = conn
-        .query_row(
-            "SELECT layout, (SELECT count(*) FROM memory_vecf_12_1) FROM embedding_models",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+    assert_eq!(all.unwrap().len(), 120);
+
+    // Inserted elsewhere: a row equal to the query must come first here.
+    let planted = add_note(&mut b, "u", T0);
+    put(&mut b, planted, MODEL, &query).unwrap();
+    let top = search_with(&a, &mut ix, "u", MODEL, &query, &MemoryFilter::default(), 1);
+    assert_eq!(refs(&top.unwrap()), [planted], "insert seen");
+
+    // Replaced elsewhere: the planted row moves away, another row moves onto the query.
+    let far: Vec<f32> = query.iter().map(|x| -x).collect();
+    put(&mut b, planted, MODEL, &far).unwrap();
+    put(&mut b, rows[5].0, MODEL, &query).unwrap();
+    let top = search_with(&a, &mut ix, "u", MODEL, &query, &MemoryFilter::default(), 1);
+    assert_eq!(refs(&top.unwrap()), [rows[5].0], "replacement seen");
+    assert_in_step(&a, &mut ix, &query, "after replacements");
+
+    // Deleted elsewhere (the note and with it its vector).
+    assert!(notes::delete(&mut b, rows[5].0.id).unwrap());
+    let hits = search_with(
+        &a,
+        &mut ix,
+        "u",
+        MODEL,
+        &query,
+        &MemoryFilter::default(),
+        500,
+    );
+    let hits = refs(&hits.unwrap());
+    assert!(!hits.contains(&rows[5].0), "deletion seen");
+    assert_eq!(hits.len(), 120);
+    assert_in_step(&a, &mut ix, &query, "after deletion");
+
+    // Writes from this connection are seen too (the log, not the other side, drives it).
+    let mine = add_note(&mut a, "u", T0);
+    put(&mut a, mine, MODEL, &query).unwrap();
+    let top = search_with(&a, &mut ix, "u", MODEL, &query, &MemoryFilter::default(), 1);
+    assert_eq!(refs(&top.unwrap()), [mine]);
+}
+
+#[test]
+fn an_index_behind_a_pruned_log_reloads_in_full() {
+    let file = TempFile::new();
+    let (mut a, mut b) = (file.open(), file.open());
+    let mut rng = Rng(33);
+    seed(&mut b, &mut rng, "u", 30, 16);
+    let mut ix = VectorIndexes::default();
+    let query = rng.vector(16);
+    assert_in_step(&a, &mut ix, &query, "first load");
+    // Many writes elsewhere, then the log is cut to its last entry: the entries this index
+    // has not seen are gone, so catching up from the log alone would miss the first rows.
+    let planted = add_note(&mut b, "u", T0);
+    put(&mut b, planted, MODEL, &query).unwrap();
+    let gone = seed(&mut b, &mut rng, "u", 3, 16);
+    prune_to(&b, 1).unwrap();
+    let left: i64 = b
+        .query_row("SELECT count(*) FROM memory_vec_changes", [], |r| r.get(0))
         .unwrap();
-    assert_eq!((layout, floats), (2, 30));
-    // Writing after the rebuild uses the new tables.
-    let r = add_note(&mut conn, "u", T0);
-    put(&mut conn, r, MODEL, &query).unwrap();
-    let hits = search(&conn, "u", MODEL, &query, &MemoryFilter::default(), 1).unwrap();
-    assert_eq!(refs(&hits), [r]);
-    // Deleting the row removes its vector from both tables.
-    let count = |conn: &Connection| -> (i64, i64) {
-        conn.query_row(
-            "SELECT (SELECT count(*) FROM memory_vecf_12_1), (SELECT count(*) FROM memory_vec_12_1)",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap()
-    };
-    assert_eq!(count(&conn), (31, 31));
-    assert!(notes::delete(&mut conn, r.id).unwrap());
-    assert_eq!(count(&conn), (30, 30));
+    assert_eq!(left, 1, "pruned to one entry");
+    let top = search_with(&a, &mut ix, "u", MODEL, &query, &MemoryFilter::default(), 1);
+    assert_eq!(refs(&top.unwrap()), [planted], "reloaded, not caught up");
+    assert_in_step(&a, &mut ix, &query, "after reload");
+    for (r, v) in &gone {
+        let top = search_with(&a, &mut ix, "u", MODEL, v, &MemoryFilter::default(), 1);
+        assert_eq!(refs(&top.unwrap()), [*r]);
+    }
+    // Pruning leaves the newest entries: an index that is only a little behind catches up.
+    let newer = add_note(&mut a, "u", T0);
+    put(&mut a, newer, MODEL, &query).unwrap();
+    prune_to(&a, 5).unwrap();
+    let hits = search_with(&a, &mut ix, "u", MODEL, &query, &MemoryFilter::default(), 2);
+    let mut top2 = refs(&hits.unwrap());
+    top2.sort();
+    let mut want = vec![planted, newer];
+    want.sort();
+    assert_eq!(top2, want);
+}
+
+#[test]
+fn a_large_catch_up_reloads_and_still_matches() {
+    let file = TempFile::new();
+    let (a, mut b) = (file.open(), file.open());
+    let mut rng = Rng(55);
+    seed(&mut b, &mut rng, "u", 100, 24);
+    let mut ix = VectorIndexes::default();
+    let query = rng.vector(24);
+    assert_in_step(&a, &mut ix, &query, "first load");
+    // More changes than a quarter of the index: a full reload instead of point reads.
+    seed(&mut b, &mut rng, "u", 300, 24);
+    assert_in_step(&a, &mut ix, &query, "after many writes");
+    let n = search_with(
+        &a,
+        &mut ix,
+        "u",
+        MODEL,
+        &query,
+        &MemoryFilter::default(),
+        1000,
+    );
+    assert_eq!(n.unwrap().len(), 400);
+}
+
+#[test]
+fn corrupt_bits_are_an_error_not_a_panic() {
+    let mut conn = open();
+    let mut rng = Rng(8);
+    seed(&mut conn, &mut rng, "u", 3, 16);
+    conn.execute("UPDATE memory_vecb_16_1 SET bits = x'01'", [])
+        .unwrap();
+    let err = search(
+        &conn,
+        "u",
+        MODEL,
+        &rng.vector(16),
+        &MemoryFilter::default(),
+        3,
+    );
+    assert!(matches!(err, Err(StoreError::Corrupt(_))), "{err:?}");
 }

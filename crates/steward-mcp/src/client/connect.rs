@@ -1,0 +1,244 @@
+//! Opening one MCP session: spawning a stdio server (clean environment, stderr kept as a
+//! short redacted tail) or opening a streamable HTTP session (custom headers), then the
+//! `initialize` handshake. Everything is bounded: line and response sizes, the handshake
+//! time (the caller wraps it in the server's timeout).
+//!
+//! Owns: transports and the handshake. Does not own retrying, tool lists or calls (see
+//! `supervisor` and `tool`).
+
+use super::handler::{Handler, Signals};
+use crate::spec::{INHERITED_ENV, ServerSpec, Transport};
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{RoleClient, ServiceExt};
+use std::collections::{HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStderr, Command};
+
+/// Largest single JSON-RPC message we accept from a server (a line on stdio, a body or SSE
+/// event over HTTP). Tool results are cut to a few KB for the model anyway.
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+/// Lines of a stdio server's stderr kept for `steward mcp test` and error messages.
+const STDERR_LINES: usize = 20;
+const STDERR_LINE_CHARS: usize = 300;
+
+pub(crate) type Session = RunningService<RoleClient, Handler>;
+
+/// A live session plus what we need to watch it.
+pub(crate) struct Connection {
+    pub session: Session,
+    /// The stdio child (None for HTTP). Killed when dropped.
+    pub child: Option<Child>,
+    pub pid: Option<u32>,
+}
+
+/// Why a session could not be opened. Messages are safe to show: bounded, single-line, and
+/// free of env and header values.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("cannot start `{command}`: {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("invalid header `{0}` (names must be ASCII tokens, values printable)")]
+    Header(String),
+    #[error("cannot build the HTTP client: {0}")]
+    Http(String),
+    #[error("the MCP handshake failed: {0}")]
+    Handshake(String),
+}
+
+/// The last lines a stdio server wrote to stderr, secrets redacted.
+#[derive(Clone, Default)]
+pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    pub fn lines(&self) -> Vec<String> {
+        match self.0.lock() {
+            Ok(g) => g.iter().cloned().collect(),
+            Err(p) => p.into_inner().iter().cloned().collect(),
+        }
+    }
+
+    fn push(&self, line: String) {
+        let mut g = match self.0.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if g.len() == STDERR_LINES {
+            g.pop_front();
+        }
+        g.push_back(line);
+    }
+
+    pub(crate) fn clear(&self) {
+        match self.0.lock() {
+            Ok(mut g) => g.clear(),
+            Err(p) => p.into_inner().clear(),
+        }
+    }
+}
+
+/// Replace every secret value in `text` with `[redacted]`, then make it one bounded line.
+pub(crate) fn scrub(text: &str, secrets: &[String], max_chars: usize) -> String {
+    let mut out = text.to_owned();
+    for s in secrets {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), "[redacted]");
+        }
+    }
+    let flat: String = out
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let mut line = flat.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > max_chars {
+        line = line.chars().take(max_chars).collect::<String>() + "…";
+    }
+    line
+}
+
+pub(crate) async fn connect(
+    spec: &ServerSpec,
+    signals: Arc<Signals>,
+    tail: &StderrTail,
+) -> Result<Connection, ConnectError> {
+    let handler = Handler {
+        server: spec.name.clone(),
+        allow_sampling: spec.allow_sampling,
+        signals,
+    };
+    let secrets = spec.secret_values();
+    let handshake = |e: rmcp::service::ClientInitializeError| {
+        ConnectError::Handshake(scrub(&e.to_string(), &secrets, 300))
+    };
+    match &spec.transport {
+        Transport::Stdio { command, args, env } => {
+            let mut cmd = Command::new(command);
+            cmd.args(args)
+                .env_clear()
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .kill_on_drop(true);
+            for var in INHERITED_ENV {
+                if let Some(v) = std::env::var_os(var) {
+                    cmd.env(var, v);
+                }
+            }
+            cmd.envs(env);
+            let mut child = cmd.spawn().map_err(|e| ConnectError::Spawn {
+                command: command.clone(),
+                reason: e.to_string(),
+            })?;
+            let pid = child.id();
+            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                return Err(ConnectError::Spawn {
+                    command: command.clone(),
+                    reason: "no stdio pipes".into(),
+                });
+            };
+            if let Some(stderr) = child.stderr.take() {
+                tokio::spawn(read_stderr(
+                    stderr,
+                    tail.clone(),
+                    secrets.clone(),
+                    spec.name.clone(),
+                ));
+            }
+            let transport = AsyncRwTransport::<RoleClient, _, _>::new(stdout, stdin)
+                .with_max_line_length(MAX_MESSAGE_BYTES);
+            let session = handler.serve(transport).await.map_err(handshake)?;
+            Ok(Connection {
+                session,
+                child: Some(child),
+                pid,
+            })
+        }
+        Transport::Http { url, headers } => {
+            let mut custom = HashMap::new();
+            for (name, value) in headers {
+                let n = HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|_| ConnectError::Header(name.clone()))?;
+                let mut v =
+                    HeaderValue::from_str(value).map_err(|_| ConnectError::Header(name.clone()))?;
+                v.set_sensitive(true);
+                custom.insert(n, v);
+            }
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let client = reqwest::Client::builder()
+                .connect_timeout(spec.timeout)
+                .build()
+                .map_err(|e| ConnectError::Http(e.to_string()))?;
+            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .custom_headers(custom)
+                .max_json_response_size(MAX_MESSAGE_BYTES)
+                .max_sse_event_size(MAX_MESSAGE_BYTES);
+            let transport = StreamableHttpClientTransport::with_client(client, config);
+            let session = handler.serve(transport).await.map_err(handshake)?;
+            Ok(Connection {
+                session,
+                child: None,
+                pid: None,
+            })
+        }
+    }
+}
+
+/// Keep the last lines of a server's stderr (bounded per line and in count, secrets
+/// redacted) and log them at debug level. Reads in fixed chunks: a server that never prints
+/// a newline cannot make us buffer without limit.
+async fn read_stderr(
+    mut stderr: ChildStderr,
+    tail: StderrTail,
+    secrets: Vec<String>,
+    server: String,
+) {
+    let mut buf = [0u8; 4096];
+    let mut line: Vec<u8> = Vec::new();
+    let cap = STDERR_LINE_CHARS * 4;
+    loop {
+        let n = match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &b in buf.iter().take(n) {
+            if b == b'\n' {
+                flush_line(&mut line, &tail, &secrets, &server);
+            } else if line.len() < cap {
+                line.push(b);
+            }
+        }
+    }
+    flush_line(&mut line, &tail, &secrets, &server);
+}
+
+fn flush_line(line: &mut Vec<u8>, tail: &StderrTail, secrets: &[String], server: &str) {
+    if line.is_empty() {
+        return;
+    }
+    let text = scrub(&String::from_utf8_lossy(line), secrets, STDERR_LINE_CHARS);
+    line.clear();
+    if text.is_empty() {
+        return;
+    }
+    tracing::debug!(server, line = %text, "mcp server stderr");
+    tail.push(text);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrub_redacts_and_bounds() {
+        let secrets = vec!["sk-secret-1234".to_owned()];
+        let s = scrub("token=sk-secret-1234\n\u{7}next", &secrets, 100);
+        assert_eq!(s, "token=[redacted] next");
+        let long = scrub(&"x".repeat(1000), &[], 10);
+        assert_eq!(long.chars().count(), 11);
+    }
+}
