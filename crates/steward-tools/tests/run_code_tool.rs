@@ -241,3 +241,20 @@ fn the_code_source_offers_run_code_after_the_probe() {
     registry.add_source(source);
     assert!(registry.get("run_code").is_some());
 }
+
+/// A lazy source probes nothing until asked: start-up pays nothing for the sandbox, the
+/// first tool listing starts the probe (and is empty), a later one offers `run_code`.
+#[test]
+fn a_lazy_code_source_probes_on_first_use() {
+    use steward_tools::{CodeSource, ToolSource};
+    let source = CodeSource::lazy(steward_tools::CodeConfig::default());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!source.started());
+    assert!(source.tools().is_empty(), "offered before the probe passed");
+    assert!(source.started());
+    assert!(
+        source.wait(std::time::Duration::from_secs(20)),
+        "probe never finished"
+    );
+    assert_eq!(source.tools().len(), 1);
+}

@@ -75,12 +75,10 @@ pub fn tools(
         tracing::warn!(%error, "skill not loaded (see `steward doctor`)");
     }
     registry.set_skills(skills.skills);
-    // run_code only once the sandbox has really worked here (it never runs unsandboxed);
-    // the probe takes ~50 ms, so it runs in the background instead of delaying start-up.
+    // run_code only once the sandbox has really worked here (it never runs unsandboxed).
+    // The probe (~50 ms) starts with the first model call, not at start-up: see CodeSource.
     if settings.code.enabled {
-        registry.add_source(steward_tools::CodeSource::probe_in_background(code_config(
-            settings,
-        )));
+        registry.add_source(steward_tools::CodeSource::lazy(code_config(settings)));
     }
     // MCP servers' tools (on demand): supervised in the background, never awaited here.
     for source in crate::mcp_cmd::client_sources(settings) {
