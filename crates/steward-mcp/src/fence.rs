@@ -12,11 +12,6 @@
 
 use rmcp::model::{CallToolResult, ContentBlock, ReadResourceResult, ResourceContents};
 
-/// Characters that could be read as the start of a tag (same set as steward-memory's
-/// context block).
-const LT_LOOKALIKES: &[char] = &[
-    '<', '\u{FF1C}', '\u{FE64}', '\u{2039}', '\u{27E8}', '\u{3008}', '\u{2329}',
-];
 /// Most bytes of server text kept inside one fence: below the registry's 16 KiB output cap,
 /// so the closing marker always survives.
 pub const MAX_FENCED_BYTES: usize = 12 * 1024;
@@ -34,7 +29,8 @@ pub fn fence(source: &str, text: &str) -> String {
     )
 }
 
-/// `<` and look-alikes → `&lt;`; other control characters except newline and tab dropped; cut
+/// Each character through `steward_protocol::untrusted::push_neutral` (`<` and look-alikes →
+/// `&lt;`, controls and bidi controls → space); cut
 /// at `max` bytes (of the escaped text) with a visible marker.
 fn escape_capped(text: &str, max: usize) -> String {
     let mut out = String::with_capacity(text.len().min(max) + 32);
@@ -44,13 +40,7 @@ fn escape_capped(text: &str, max: usize) -> String {
             out.push_str(&format!("\n[… {left} more bytes not shown]"));
             break;
         }
-        if LT_LOOKALIKES.contains(&c) {
-            out.push_str("&lt;");
-        } else if c.is_control() && c != '\n' && c != '\t' {
-            out.push(' ');
-        } else {
-            out.push(c);
-        }
+        steward_protocol::untrusted::push_neutral(&mut out, c);
     }
     out
 }

@@ -169,7 +169,7 @@ pub(crate) fn scalar_text(v: &Value) -> Option<String> {
 /// Text placed in a prompt: every `<` escaped so it cannot close or open our markers, and cut
 /// to `max_chars` with a visible "…".
 pub(crate) fn prompt_text(text: &str, max_chars: usize) -> String {
-    let escaped = text.replace('<', "&lt;");
+    let escaped = steward_protocol::untrusted::neutralise(text);
     if escaped.chars().count() <= max_chars {
         return escaped;
     }

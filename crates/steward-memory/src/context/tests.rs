@@ -2,6 +2,7 @@
 
 use super::*;
 use proptest::prelude::*;
+use steward_protocol::untrusted::LT_LOOKALIKES;
 
 fn item(section: Section, priority: u8, text: &str) -> ContextItem {
     ContextItem {
