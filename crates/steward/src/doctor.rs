@@ -54,6 +54,7 @@ pub async fn run(cfg: &LoadedConfig, out: &mut dyn Write) -> io::Result<bool> {
     check_embeddings(&mut r, s)?;
     check_code(&mut r, s)?;
     check_skills(&mut r, s)?;
+    check_mcp(&mut r, s).await?;
     if s.api_token.is_none() {
         r.ok("api_token: not set (steward serve generates one)")?;
     } else {
@@ -117,6 +118,45 @@ fn check_embeddings(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
         }
         remote => r.ok(&format!("memory: remote embeddings from {remote}")),
     }
+}
+
+/// Each configured MCP server, connected and listed for real (side by side, each within its
+/// own timeout). A server that does not work is a warning: Steward runs without its tools.
+async fn check_mcp(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
+    if s.mcp_servers.is_empty() {
+        return r.ok("mcp: no servers configured");
+    }
+    let reports = match crate::mcp_cmd::probe_enabled(s).await {
+        Ok(reports) => reports,
+        Err(e) => {
+            return r.warn(
+                &format!("mcp: could not probe the servers: {e}"),
+                &["run `steward mcp list`"],
+            );
+        }
+    };
+    let mut reports = reports.into_iter();
+    for spec in &s.mcp_servers {
+        let name = &spec.name;
+        if !spec.enabled {
+            r.ok(&format!("mcp {name}: disabled (enabled = false)"))?;
+            continue;
+        }
+        match reports.next().map(|report| report.result) {
+            Some(Ok(tools)) => r.ok(&format!("mcp {name}: ok, {} tools", tools.len()))?,
+            Some(Err(e)) => r.warn(
+                &format!("mcp {name}: not working: {e}"),
+                &[format!(
+                    "`steward mcp test {name}` shows details (with its stderr)"
+                )],
+            )?,
+            None => r.warn(
+                &format!("mcp {name}: not probed"),
+                &["run `steward mcp list`"],
+            )?,
+        }
+    }
+    Ok(())
 }
 
 /// Skills load at start; each bad SKILL.md is a warning naming its file (the rest still load).

@@ -51,16 +51,9 @@ pub async fn run(loaded: &LoadedConfig, command: McpCommand) -> anyhow::Result<E
     }
 }
 
-async fn list(settings: &Settings) -> anyhow::Result<ExitCode> {
-    let mut out = std::io::stdout().lock();
-    if settings.mcp_servers.is_empty() {
-        writeln!(
-            out,
-            "No MCP servers configured. Add a [mcp.servers.NAME] table to steward.toml (see docs/CONFIG.md)."
-        )?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    // Probe the enabled servers side by side, each bounded by its own timeout.
+/// Probe the enabled servers side by side, each bounded by its own timeout; reports in the
+/// order of the configuration (for `mcp list` and `doctor`).
+pub async fn probe_enabled(settings: &Settings) -> anyhow::Result<Vec<ProbeReport>> {
     let handles: Vec<_> = settings
         .mcp_servers
         .iter()
@@ -72,7 +65,19 @@ async fn list(settings: &Settings) -> anyhow::Result<ExitCode> {
     for h in handles {
         reports.push(h.await.context("an MCP probe task failed")?);
     }
-    let mut reports = reports.into_iter();
+    Ok(reports)
+}
+
+async fn list(settings: &Settings) -> anyhow::Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    if settings.mcp_servers.is_empty() {
+        writeln!(
+            out,
+            "No MCP servers configured. Add a [mcp.servers.NAME] table to steward.toml (see docs/CONFIG.md)."
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut reports = probe_enabled(settings).await?.into_iter();
     for spec in &settings.mcp_servers {
         writeln!(
             out,

@@ -177,3 +177,15 @@ fn http_server_headers_stay_secret_even_in_debug_logs() {
     assert_eq!(code, 0);
     assert!(out.contains("mcp.servers.remote"), "{out}");
 }
+
+#[test]
+fn doctor_reports_each_mcp_server() {
+    let dir = TempDir::new("mcp-doctor");
+    config(&dir);
+    let (_code, out, err) = run(&dir, &["doctor"]);
+    let all = format!("{out}{err}");
+    assert!(all.contains("mcp everything: ok, "), "{all}");
+    assert!(all.contains("mcp broken: not working: "), "{all}");
+    assert!(all.contains("steward mcp test broken"), "{all}");
+    assert!(all.contains("mcp off: disabled (enabled = false)"), "{all}");
+}
