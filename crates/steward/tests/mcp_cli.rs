@@ -4,24 +4,9 @@
 mod support;
 
 use std::path::PathBuf;
-use support::{TempDir, base_command};
+use support::{TempDir, base_command, everything_js};
 
 const SECRET: &str = "everything-env-secret-0123";
-
-fn everything_js() -> String {
-    let dir = std::env::var_os("STEWARD_TEST_MCP_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-servers")
-        });
-    let js = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        js.is_file(),
-        "the MCP test servers are not installed in {} — run scripts/mcp-test-servers.sh (scripts/test does)",
-        dir.display()
-    );
-    js.to_string_lossy().into_owned()
-}
 
 fn config(dir: &TempDir) -> PathBuf {
     let path = dir.path().join("steward.toml");

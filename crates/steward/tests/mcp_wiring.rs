@@ -4,28 +4,15 @@
 
 mod config_support;
 
+mod support;
+
 use config_support::{env_of, load_in, temp_dir, write};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use steward_protocol::{ConversationId, ToolCall};
 use steward_store::SqliteStore;
 use steward_tools::ToolContext;
-
-fn everything_js() -> String {
-    let dir = std::env::var_os("STEWARD_TEST_MCP_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-servers")
-        });
-    let js = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        js.is_file(),
-        "the MCP test servers are not installed in {} — run scripts/mcp-test-servers.sh (scripts/test does)",
-        dir.display()
-    );
-    js.to_string_lossy().into_owned()
-}
+use support::everything_js;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_tools_reach_the_registry_in_the_background() {

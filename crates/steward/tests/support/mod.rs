@@ -152,3 +152,20 @@ pub fn client() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().build().unwrap()
 }
+
+/// The entry script of the npm `server-everything` installed by scripts/mcp-test-servers.sh
+/// (scripts/test runs it); a clear failure, never a skip, when it is missing.
+pub fn everything_js() -> String {
+    let dir = std::env::var_os("STEWARD_TEST_MCP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/mcp-servers")
+        });
+    let js = dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        js.is_file(),
+        "the MCP test servers are not installed in {} — run scripts/mcp-test-servers.sh (scripts/test does)",
+        dir.display()
+    );
+    js.to_string_lossy().into_owned()
+}
