@@ -219,10 +219,7 @@ async fn turn_body(
         max_output_tokens: Some(settings.max_output_tokens),
         temperature: None,
     };
-    let tool_ctx = ToolContext {
-        conversation: conversation.clone(),
-        timezone: settings.timezone.clone(),
-    };
+    let tool_ctx = ToolContext::new(conversation.clone(), settings.timezone.clone());
     let mut usage = Usage::default();
     let on_text = |t: &str| {
         let _ = events.send(TurnEvent::TextDelta { text: t.to_owned() });

@@ -19,4 +19,10 @@ pub enum ToolError {
     Timeout(Duration),
     #[error("a tool named `{0}` is already registered")]
     DuplicateName(String),
+    /// An approved action whose effect is no longer what the owner saw (rows changed since
+    /// the preview): nothing was changed; `preview` is the effect it would have now.
+    #[error(
+        "the effect changed since it was approved; nothing was changed. It would now: {preview}"
+    )]
+    EffectChanged { preview: String },
 }

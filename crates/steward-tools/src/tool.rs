@@ -1,7 +1,8 @@
 //! The `Tool` trait every tool implements (including the approval hooks `preview` and
-//! `approval_ttl`), the per-call `ToolContext`, and the `ToolOutcome` the agent loop
-//! receives. Does not own validation, execution or approval policy (see the registry and
-//! steward-core).
+//! `approval_ttl`, and the containment declarations `output_trust` and `reach`), the
+//! per-call `ToolContext`, and the `ToolOutcome` the agent loop receives. Does not own
+//! validation, execution, approval policy or the taint rule (see the registry and
+//! steward-core's `taint`).
 
 use crate::ToolError;
 use steward_protocol::{ConversationId, Effect};
@@ -13,6 +14,54 @@ pub struct ToolContext {
     pub conversation: ConversationId,
     /// The owner's default IANA time zone, e.g. "Europe/Paris"; None = UTC.
     pub timezone: Option<String>,
+    /// The untrusted sources ("fetch_url", "mcp:github", "db_query") that were in the
+    /// model's context when it made this call. Empty: none were, or the owner approved this
+    /// exact call on a card. Memory tools record it in the provenance of what they write.
+    pub tainted_by: Vec<String>,
+    /// Set when an approved action runs: the preview text the owner saw on the card. A tool
+    /// whose effect no longer matches it refuses with `ToolError::EffectChanged` and
+    /// changes nothing.
+    pub approved_preview: Option<String>,
+}
+
+impl ToolContext {
+    /// A clean context: no taint, not an approved action.
+    pub fn new(conversation: ConversationId, timezone: Option<String>) -> ToolContext {
+        ToolContext {
+            conversation,
+            timezone,
+            tainted_by: Vec::new(),
+            approved_preview: None,
+        }
+    }
+}
+
+/// Whether a tool's output may carry someone else's instructions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputTrust {
+    /// Steward's own computation or the owner's own data (time, maths, memory the owner
+    /// confirmed, a count of rows changed).
+    Trusted,
+    /// Text written by others: pages, search results, MCP servers, rows read from tables,
+    /// mail. Once it is in the model's context the turn is tainted.
+    Untrusted,
+}
+
+/// What one call would touch, declared by the tool from its own validated arguments. The
+/// taint rule in steward-core reads it (every outbound tool goes through that one rule),
+/// and surfaces show `summary` so the owner sees what each call touched.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// URLs the call will contact, exactly as the model wrote them.
+    pub urls: Vec<String>,
+    /// Text the call sends outside Steward to an endpoint the owner configured (a search
+    /// query, an MCP tool's arguments, later a mail body).
+    pub sends: Vec<String>,
+    /// Text the call writes into Steward's memory (fact values, note bodies, links).
+    pub remembers: Vec<String>,
+    /// One line for surfaces: what the call touched ("GET https://…", the SQL, "server
+    /// tool: main argument"). None: the tool's name says enough.
+    pub summary: Option<String>,
 }
 
 #[async_trait::async_trait]
@@ -42,6 +91,17 @@ pub trait Tool: Send + Sync {
     /// How long an approval card for this tool stays valid; None = the global default.
     fn approval_ttl(&self) -> Option<std::time::Duration> {
         None
+    }
+    /// Whether this tool's output may carry someone else's instructions. Fails closed: a
+    /// tool that does not say is treated as untrusted.
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Untrusted
+    }
+    /// What a call with these (validated) arguments would touch. Default: nothing outbound,
+    /// nothing remembered, no summary. A tool that contacts a model-chosen URL, sends text
+    /// out or writes memory must declare it here: the taint rule only sees what is declared.
+    fn reach(&self, _args: &serde_json::Value) -> Reach {
+        Reach::default()
     }
 }
 

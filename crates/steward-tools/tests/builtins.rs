@@ -6,10 +6,10 @@ use steward_protocol::{ConversationId, Effect, ToolCall};
 use steward_tools::{ToolContext, ToolOutcome, builtin_registry, builtin_tools};
 
 fn ctx(timezone: Option<&str>) -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("test:builtins").unwrap(),
-        timezone: timezone.map(str::to_owned),
-    }
+    ToolContext::new(
+        ConversationId::parse("test:builtins").unwrap(),
+        timezone.map(str::to_owned),
+    )
 }
 
 /// Run one call on a fresh current-thread runtime (proptest cases are synchronous).

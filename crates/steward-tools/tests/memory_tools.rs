@@ -37,10 +37,7 @@ fn fixture() -> Fixture {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("test:mem").unwrap(),
-        timezone: None,
-    }
+    ToolContext::new(ConversationId::parse("test:mem").unwrap(), None)
 }
 
 impl Fixture {

@@ -83,10 +83,7 @@ fn mailer(preview: PreviewKind) -> (Arc<Mailer>, ToolRegistry) {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("test:1").unwrap(),
-        timezone: None,
-    }
+    ToolContext::new(ConversationId::parse("test:1").unwrap(), None)
 }
 
 fn call(name: &str, arguments: &str) -> ToolCall {

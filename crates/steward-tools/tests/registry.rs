@@ -68,10 +68,7 @@ fn tool(name: &'static str, behaviour: Behaviour) -> Arc<dyn Tool> {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("test:1").unwrap(),
-        timezone: None,
-    }
+    ToolContext::new(ConversationId::parse("test:1").unwrap(), None)
 }
 
 fn call(name: &str, arguments: &str) -> ToolCall {

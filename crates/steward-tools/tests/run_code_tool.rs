@@ -33,10 +33,7 @@ fn registry() -> ToolRegistry {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("test:code").unwrap(),
-        timezone: None,
-    }
+    ToolContext::new(ConversationId::parse("test:code").unwrap(), None)
 }
 
 fn call(args: &Value) -> ToolCall {

@@ -145,10 +145,7 @@ fn a_missing_directory_is_no_skills_and_a_file_is_an_error() {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("skills:1").unwrap(),
-        timezone: None,
-    }
+    ToolContext::new(ConversationId::parse("skills:1").unwrap(), None)
 }
 
 fn read(name: &str) -> ToolCall {

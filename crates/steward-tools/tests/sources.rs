@@ -72,10 +72,7 @@ impl ToolSource for Switchable {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: conv(),
-        timezone: None,
-    }
+    ToolContext::new(conv(), None)
 }
 
 fn conv() -> ConversationId {

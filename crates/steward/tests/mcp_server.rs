@@ -17,10 +17,7 @@ use steward_tools::{Tool, ToolContext};
 use support::{TOKEN, TempDir, base_command, client, start_server, steward_bin};
 
 fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("test").unwrap(),
-        timezone: None,
-    }
+    ToolContext::new(ConversationId::parse("test").unwrap(), None)
 }
 
 /// The data dir's environment for a `steward` child (no model, full-text recall only).

@@ -52,10 +52,7 @@ async fn mcp_tools_reach_the_registry_in_the_background() {
         .collect();
     assert_eq!(mcp_labels, ["mcp:broken", "mcp:everything"]);
 
-    let ctx = ToolContext {
-        conversation: ConversationId::parse("wiring").unwrap(),
-        timezone: None,
-    };
+    let ctx = ToolContext::new(ConversationId::parse("wiring").unwrap(), None);
     let call = ToolCall {
         id: "1".into(),
         name: "everything__get_sum".into(),

@@ -245,10 +245,7 @@ impl Approvals {
             Ok(p) => p,
             Err(outcome) => return (false, outcome.output),
         };
-        let ctx = ToolContext {
-            conversation: action.conversation.clone(),
-            timezone: self.timezone.clone(),
-        };
+        let ctx = ToolContext::new(action.conversation.clone(), self.timezone.clone());
         let outcome = self.tools.run_prepared(&prepared, &ctx).await;
         (outcome.ok, outcome.output)
     }
@@ -308,10 +305,7 @@ impl Approvals {
             .map_err(|o| ApprovalError::Invalid(o.output))?;
         let text = canonical(&prepared.args);
         let hash = payload_hash(&action.tool, &text);
-        let ctx = ToolContext {
-            conversation: action.conversation.clone(),
-            timezone: self.timezone.clone(),
-        };
+        let ctx = ToolContext::new(action.conversation.clone(), self.timezone.clone());
         let preview = match self.tools.preview(&prepared, &ctx).await {
             Some(Ok(p)) => p,
             Some(Err(e)) => format!("preview failed: {e}"),

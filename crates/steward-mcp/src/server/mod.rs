@@ -89,10 +89,7 @@ impl StewardServer {
         Ok(StewardServer {
             registry: Arc::new(registry),
             tools: Arc::new(tools),
-            ctx: ToolContext {
-                conversation,
-                timezone: None,
-            },
+            ctx: ToolContext::new(conversation, None),
         })
     }
 

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use steward_memory::Memory;
 use steward_protocol::Effect;
 use steward_store::{MemoryFilter, MemoryStore};
-use steward_tools::{Tool, ToolContext, ToolError, ToolRegistry, memory_tools};
+use steward_tools::{OutputTrust, Tool, ToolContext, ToolError, ToolRegistry, memory_tools};
 
 /// Most items a listing returns.
 const MAX_LIST: usize = 50;
@@ -64,6 +64,12 @@ impl Tool for Renamed {
     }
     fn effect(&self) -> Effect {
         self.inner.effect()
+    }
+    fn output_trust(&self) -> OutputTrust {
+        self.inner.output_trust()
+    }
+    fn reach(&self, args: &Value) -> steward_tools::Reach {
+        self.inner.reach(args)
     }
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
         self.inner.validate(args)
@@ -122,6 +128,10 @@ impl Tool for ListNotes {
     }
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
         let n = args
@@ -207,6 +217,10 @@ impl Tool for ListReminders {
     }
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
     async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
         let include_done = args.get("include_done").and_then(Value::as_bool) == Some(true);

@@ -68,10 +68,7 @@ pub fn everything_stdio() -> ServerSpec {
 }
 
 pub fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("test").unwrap(),
-        timezone: None,
-    }
+    ToolContext::new(ConversationId::parse("test").unwrap(), None)
 }
 
 /// Poll until `pred` holds for the server's status, or panic after `limit`.

@@ -2,7 +2,7 @@
 //! Owns the schema and the answer format; the grammar lives in `expr`.
 
 use super::{expr, format_number, str_arg};
-use crate::{Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_protocol::Effect;
 
@@ -27,6 +27,10 @@ impl Tool for Calculate {
     }
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
     async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
         let expression = str_arg(&args, "expression")?;

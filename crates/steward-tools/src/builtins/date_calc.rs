@@ -2,7 +2,7 @@
 //! later. Calendar dates only (proleptic Gregorian); no time zones or clock.
 
 use super::{quoted, str_arg};
-use crate::{Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use chrono::{Datelike, Duration, NaiveDate};
 use serde_json::{Value, json};
 use steward_protocol::Effect;
@@ -81,6 +81,10 @@ impl Tool for DateCalc {
     }
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
         if args.get("end").is_some() && args.get("add_days").is_some() {

@@ -3,7 +3,7 @@
 //! beyond `Utc::now()` (tests use the `*_at` functions with fixed instants).
 
 use super::{opt_str_arg, quoted, str_arg};
-use crate::{Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use chrono::{DateTime, LocalResult, NaiveDateTime, SecondsFormat, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
@@ -92,6 +92,10 @@ impl Tool for CurrentTime {
     }
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let tz = zone_or_default(opt_str_arg(&args, "timezone"), ctx)?;
@@ -183,6 +187,10 @@ impl Tool for ConvertTime {
     }
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let from = zone_or_default(opt_str_arg(&args, "from_timezone"), ctx)?;

@@ -2,7 +2,7 @@
 //! Owns unit names, aliases and factors. Does not own currency or anything time-varying.
 
 use super::{format_number, num_arg, quoted, str_arg};
-use crate::{Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_protocol::Effect;
 
@@ -198,6 +198,10 @@ impl Tool for UnitConvert {
     }
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
     async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
         convert(

@@ -15,7 +15,7 @@ pub use loads::{DEFAULT_KEEP, Loads, MAX_CONVERSATIONS, MAX_PER_CONVERSATION};
 pub use near::near_matches;
 
 use crate::registry::Entry;
-use crate::{Tool, ToolContext, ToolError, ToolRegistry};
+use crate::{OutputTrust, Tool, ToolContext, ToolError, ToolRegistry};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -227,6 +227,10 @@ impl Tool for LoadTools {
 
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {

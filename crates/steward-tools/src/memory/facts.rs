@@ -6,7 +6,7 @@
 use super::render::one_line;
 use super::{MAX_KEY_LEN, MAX_VALUE_CHARS, Shared, check_key, memory_error};
 use crate::builtins::str_arg;
-use crate::{Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_protocol::{Effect, FactSource, Provenance};
 use steward_store::{FactWrite, NewFact};
@@ -42,6 +42,10 @@ impl Tool for Remember {
 
     fn effect(&self) -> Effect {
         Effect::Memory
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
@@ -113,6 +117,10 @@ impl Tool for Forget {
 
     fn effect(&self) -> Effect {
         Effect::Destructive
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {

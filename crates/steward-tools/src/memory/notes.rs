@@ -7,7 +7,7 @@ use super::{
     MAX_BODY_CHARS, MAX_TITLE_CHARS, MAX_URL_LEN, Shared, memory_error, tags_arg, tags_schema,
 };
 use crate::builtins::{opt_str_arg, str_arg};
-use crate::{Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_protocol::{Effect, Provenance};
 use steward_store::NewNote;
@@ -49,6 +49,10 @@ impl Tool for SaveNote {
 
     fn effect(&self) -> Effect {
         Effect::Memory
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
@@ -139,6 +143,10 @@ impl Tool for ReadLaterTool {
 
     fn effect(&self) -> Effect {
         Effect::Memory
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {

@@ -6,7 +6,7 @@ use super::{
     MAX_QUERY_CHARS, Shared, limit_arg, limit_schema, memory_error, render, tags_arg, tags_schema,
 };
 use crate::builtins::str_arg;
-use crate::{Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_memory::RecallOptions;
 use steward_protocol::{Effect, MemoryKind};
@@ -89,6 +89,10 @@ impl Tool for Recall {
         Effect::Read
     }
 
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
+    }
+
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
         query_arg(args)?;
         kinds_arg(args)?;
@@ -135,6 +139,10 @@ impl Tool for SearchNotes {
 
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {

@@ -6,7 +6,7 @@
 
 use super::risk::{assess_python, assess_shell};
 use super::{Job, Language, RunReport, Sandbox};
-use crate::{Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use std::time::Duration;
 use steward_protocol::Effect;
@@ -236,6 +236,10 @@ impl Tool for RunCode {
 
     fn effect(&self) -> Effect {
         Effect::External
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {

@@ -7,7 +7,7 @@ use super::Skill;
 use crate::index::Loads;
 use crate::registry::Entry;
 use crate::schema::echo;
-use crate::{Tool, ToolContext, ToolError, ToolRegistry};
+use crate::{OutputTrust, Tool, ToolContext, ToolError, ToolRegistry};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use steward_protocol::{Effect, ToolSpec};
@@ -104,6 +104,10 @@ impl Tool for ReadSkill {
 
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {

@@ -185,10 +185,7 @@ pub fn registry(cfg: SqlToolsConfig) -> ToolRegistry {
 }
 
 pub fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("test:1").unwrap(),
-        timezone: None,
-    }
+    ToolContext::new(ConversationId::parse("test:1").unwrap(), None)
 }
 
 pub fn args(sql: &str) -> Value {

@@ -233,10 +233,7 @@ pub fn registry(cfg: WebConfig, resolver: Arc<dyn Resolver>) -> ToolRegistry {
 }
 
 pub fn ctx() -> ToolContext {
-    ToolContext {
-        conversation: ConversationId::parse("test:web").unwrap(),
-        timezone: None,
-    }
+    ToolContext::new(ConversationId::parse("test:web").unwrap(), None)
 }
 
 pub async fn call(r: &ToolRegistry, tool: &str, args: Value) -> ToolOutcome {
