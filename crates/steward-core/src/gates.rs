@@ -5,6 +5,7 @@
 use crate::steward::Inner;
 use crate::turn::{Failure, scrub};
 use steward_memory::Exchange;
+use steward_memory::context::ContextBlock;
 use steward_protocol::{Inbound, Message, TurnEvent, Usage};
 use tracing::Instrument;
 
@@ -60,21 +61,25 @@ pub(crate) async fn read_later_gate(
 }
 
 /// The remembered context for this message, fenced as data ("" when none qualifies or
-/// memory is off). A memory failure never fails the turn.
-pub(crate) async fn memory_context(inner: &Inner, inbound: &Inbound) -> String {
+/// memory is off), with the taint of any unconfirmed row it shows (only rows written in
+/// this conversation can be shown). A memory failure never fails the turn.
+pub(crate) async fn memory_context(inner: &Inner, inbound: &Inbound) -> ContextBlock {
     let Some(wiring) = inner.memory.as_ref() else {
-        return String::new();
+        return ContextBlock::default();
     };
     match wiring
         .memory
-        .context_block(&inbound.principal.0, &inbound.text)
+        .context_for(&inbound.principal.0, &inbound.conversation, &inbound.text)
         .await
     {
-        Ok(block) if block.is_empty() => block,
-        Ok(block) => format!("{block}\n\n"),
+        Ok(block) if block.text.is_empty() => block,
+        Ok(mut block) => {
+            block.text.push_str("\n\n");
+            block
+        }
         Err(e) => {
             tracing::warn!(error = %e, "memory context unavailable for this turn");
-            String::new()
+            ContextBlock::default()
         }
     }
 }

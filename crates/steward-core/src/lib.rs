@@ -14,8 +14,10 @@ mod gates;
 mod history;
 mod port;
 mod prompt;
+mod reply;
 mod settings;
 mod steward;
+mod taint;
 mod tool_round;
 mod turn;
 

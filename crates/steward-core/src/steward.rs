@@ -10,6 +10,7 @@
 use crate::approvals::{ApprovalSettings, Approvals};
 use crate::port::{Assistant, TurnStream};
 use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
+use crate::taint::PrivateValues;
 use crate::turn::{TurnContext, TurnKind, run_turn};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +38,9 @@ pub struct StewardDeps {
     pub approvals: ApprovalSettings,
     /// None: no memory (no context block, no extraction, no read-later gate).
     pub memory: Option<MemoryWiring>,
+    /// Secret values from the configuration (API keys, tokens, MCP credentials): an
+    /// outbound call that carries one asks first (see `taint`).
+    pub secrets: Vec<String>,
 }
 
 struct Job {
@@ -52,6 +56,8 @@ pub(crate) struct Inner {
     pub(crate) settings: AgentSettings,
     pub(crate) approvals: Approvals,
     pub(crate) memory: Option<MemoryWiring>,
+    /// Where the taint rule looks for private values in outbound calls.
+    pub(crate) private: PrivateValues,
     binding: RwLock<ModelBinding>,
     queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
     pub(crate) tracker: TaskTracker,
@@ -74,8 +80,13 @@ impl Steward {
             settings: deps.approvals,
             timezone: deps.settings.timezone.clone(),
         };
+        let private = PrivateValues {
+            memory: deps.memory.as_ref().map(|w| w.memory.clone()),
+            secrets: Arc::new(deps.secrets),
+        };
         Self {
             inner: Arc::new(Inner {
+                private,
                 store: deps.store,
                 models: deps.models,
                 tools: deps.tools,

@@ -2,7 +2,7 @@
 //! produce an approval card and a sentinel result for the model; nothing else about them
 //! runs until a human decides through `resolve`.
 
-use crate::approvals::{GateOutcome, card::render_card, gate_calls};
+use crate::approvals::{Containment, GateOutcome, card::render_card, gate_calls};
 use crate::turn::{EVENT_OUTPUT_CHARS, Failure, TurnContext, scrub, shorten};
 use steward_protocol::{Inbound, Message, ToolCall, TurnEvent};
 use steward_tools::ToolContext;
@@ -15,23 +15,32 @@ pub(crate) async fn run_tool_round(
     inbound: &Inbound,
     calls: &[ToolCall],
     tool_ctx: &ToolContext,
+    containment: &Containment<'_>,
     events: &mpsc::UnboundedSender<TurnEvent>,
 ) -> Result<Vec<Message>, Failure> {
     let inner = ctx.inner;
-    let GateOutcome { plans, parked } =
-        gate_calls(&inner.approvals, calls, inbound, &ctx.turn_id, tool_ctx).await?;
+    let GateOutcome { plans, parked } = gate_calls(
+        &inner.approvals,
+        calls,
+        inbound,
+        &ctx.turn_id,
+        tool_ctx,
+        containment,
+    )
+    .await?;
     let mut results = Vec::with_capacity(calls.len());
     for (call, plan) in calls.iter().zip(plans) {
         use crate::approvals::CallPlan;
         let outcome = match plan {
             CallPlan::Parked(outcome) => outcome,
             CallPlan::Done(outcome) => {
-                announce_start(events, call);
+                announce_start(events, call, None);
                 announce_finish(events, call, outcome.ok, &outcome.output);
                 outcome
             }
             CallPlan::Run(prepared) => {
-                announce_start(events, call);
+                let touched = prepared.tool.reach(&prepared.args).summary;
+                announce_start(events, call, touched);
                 let outcome = inner
                     .tools
                     .run_prepared(&prepared, tool_ctx)
@@ -53,11 +62,16 @@ pub(crate) async fn run_tool_round(
     Ok(results)
 }
 
-fn announce_start(events: &mpsc::UnboundedSender<TurnEvent>, call: &ToolCall) {
+fn announce_start(
+    events: &mpsc::UnboundedSender<TurnEvent>,
+    call: &ToolCall,
+    touched: Option<String>,
+) {
     let _ = events.send(TurnEvent::ToolStarted {
         call_id: call.id.clone(),
         name: call.name.clone(),
         arguments: call.arguments.clone(),
+        touched,
     });
 }
 

@@ -5,12 +5,15 @@
 //! never loses what the user said); an assistant message with tool calls is stored in the
 //! same append as all its results, so no reader ever sees a call without its result.
 
+use crate::approvals::Containment;
 use crate::edit_turn::edit_turn;
 use crate::gates::{memory_context, read_later_gate, spawn_extraction};
 use crate::history::trim_history;
 use crate::prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
+use crate::reply::ImageDefuser;
 use crate::settings::ModelBinding;
 use crate::steward::Inner;
+use crate::taint::{TurnTaint, trust_of};
 use crate::tool_round::run_tool_round;
 use steward_llm::{ChatRequest, LlmError, ModelRef};
 use steward_memory::Exchange;
@@ -122,7 +125,8 @@ pub(crate) async fn run_turn(
     let timeout = ctx.inner.settings.turn_timeout;
     let work = async {
         let mut tool_outputs = Vec::new();
-        let body = turn_body(&ctx, &inbound, kind, &etx, &mut tool_outputs);
+        let mut taint = TurnTaint::default();
+        let body = turn_body(&ctx, &inbound, kind, &etx, &mut tool_outputs, &mut taint);
         let result = match tokio::time::timeout(timeout, body).await {
             Ok(r) => r,
             Err(_) => Err(Failure {
@@ -155,6 +159,8 @@ pub(crate) async fn run_turn(
                     user_text: inbound.text.clone(),
                     assistant_text: text.clone(),
                     tool_outputs,
+                    tainted_by: taint.sources().to_vec(),
+                    untrusted: taint.untrusted_texts().to_vec(),
                 },
             );
         }
@@ -170,6 +176,7 @@ async fn turn_body(
     kind: TurnKind,
     events: &mpsc::UnboundedSender<TurnEvent>,
     tool_outputs: &mut Vec<(String, String)>,
+    taint: &mut TurnTaint,
 ) -> Result<TurnEvent, Failure> {
     let inner = ctx.inner;
     let settings = &inner.settings;
@@ -195,6 +202,11 @@ async fn turn_body(
         .recent_messages(conversation, settings.history_messages)
         .await?;
     let mut messages = trim_history(&stored, settings.history_messages);
+    taint.add_history(&messages, &inner.tools);
+    match kind {
+        TurnKind::User => taint.add_owner(&inbound.text),
+        TurnKind::FollowUp => taint.add_follow_up(&inbound.text, &inner.tools),
+    }
     // What the user said is saved before anything can fail.
     inner
         .store
@@ -202,7 +214,11 @@ async fn turn_body(
         .await?;
     let context = context_block(inner.now_unix(), settings.timezone.as_deref());
     let remembered = if kind == TurnKind::User {
-        memory_context(inner, inbound).await
+        let block = memory_context(inner, inbound).await;
+        for source in &block.tainted_by {
+            taint.add_source(&format!("unconfirmed memory from {source}"));
+        }
+        block.text
     } else {
         String::new()
     };
@@ -219,14 +235,30 @@ async fn turn_body(
         max_output_tokens: Some(settings.max_output_tokens),
         temperature: None,
     };
-    let tool_ctx = ToolContext::new(conversation.clone(), settings.timezone.clone());
+    let mut tool_ctx = ToolContext::new(conversation.clone(), settings.timezone.clone());
     let mut usage = Usage::default();
+    // Model-written images are never fetched by a surface that renders the reply: the
+    // classic markdown-image exfiltration channel is closed here, once for every surface.
+    let defuser = std::sync::Mutex::new(ImageDefuser::default());
     let on_text = |t: &str| {
-        let _ = events.send(TurnEvent::TextDelta { text: t.to_owned() });
+        let safe = match defuser.lock() {
+            Ok(mut d) => d.push(t),
+            Err(poisoned) => poisoned.into_inner().push(t),
+        };
+        if !safe.is_empty() {
+            let _ = events.send(TurnEvent::TextDelta { text: safe });
+        }
     };
     for round in 1..=settings.max_rounds {
         let mut response = call_model(ctx, &primary, &request, &on_text, round).await?;
-        response.text = scrub(&response.text);
+        let held = match defuser.lock() {
+            Ok(mut d) => d.finish(),
+            Err(poisoned) => poisoned.into_inner().finish(),
+        };
+        if !held.is_empty() {
+            let _ = events.send(TurnEvent::TextDelta { text: held });
+        }
+        response.text = crate::reply::defuse_images(&scrub(&response.text));
         for call in &mut response.tool_calls {
             call.arguments = scrub(&call.arguments);
         }
@@ -254,7 +286,24 @@ async fn turn_body(
 
         let assistant = Message::assistant(response.text, response.tool_calls.clone());
         let mut group = vec![assistant];
-        let results = run_tool_round(ctx, inbound, &response.tool_calls, &tool_ctx, events).await?;
+        tool_ctx.tainted_by = taint.sources().to_vec();
+        let containment = Containment {
+            taint,
+            private: &inner.private,
+        };
+        let results = run_tool_round(
+            ctx,
+            inbound,
+            &response.tool_calls,
+            &tool_ctx,
+            &containment,
+            events,
+        )
+        .await?;
+        for m in &results {
+            let name = m.tool_name.as_deref().unwrap_or_default();
+            taint.add_result(name, &m.content, trust_of(&inner.tools, name));
+        }
         tool_outputs.extend(
             results
                 .iter()

@@ -95,7 +95,7 @@ impl ServerSpec {
     }
 
     /// Every secret-bearing value (env values, header values), for redacting server output.
-    pub(crate) fn secret_values(&self) -> Vec<String> {
+    pub fn secret_values(&self) -> Vec<String> {
         let values = match &self.transport {
             Transport::Stdio { env, .. } => env.values(),
             Transport::Http { headers, .. } => headers.values(),

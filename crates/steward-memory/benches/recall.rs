@@ -311,6 +311,7 @@ async fn time_recall(
         limit: 5,
         mode,
         recency_half_life: None,
+        ..RecallOptions::default()
     };
     for q in queries.iter().take(WARMUP) {
         memory.recall(USER, q, &opts).await?;

@@ -17,6 +17,7 @@
 //! can neither close the fence nor open a new one, in any case, spacing or Unicode variant.
 
 mod gather;
+pub use gather::ContextBlock;
 #[cfg(test)]
 mod tests;
 

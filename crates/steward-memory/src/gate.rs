@@ -73,6 +73,9 @@ pub enum RefusalReason {
     FirstPerson,
     /// Found in tool output of the same exchange, whatever the model claimed.
     EchoesToolOutput,
+    /// The exchange held untrusted content and most of the value's content words are not
+    /// in anything the user wrote (a paraphrase, a translation or a decoding of something).
+    Ungrounded,
 }
 
 impl RefusalReason {
@@ -88,6 +91,7 @@ impl RefusalReason {
             RefusalReason::AboutAssistant => "about_assistant",
             RefusalReason::FirstPerson => "first_person",
             RefusalReason::EchoesToolOutput => "echoes_tool_output",
+            RefusalReason::Ungrounded => "ungrounded",
         }
     }
 }
@@ -254,9 +258,12 @@ pub fn normalise_key(raw: &str) -> String {
         .collect()
 }
 
-/// Provenance laundering: the value appears verbatim (normalised) in a tool output and not
-/// in the user's own words; or, when the user's words are known, none of the value's content
-/// words occur in them while some occur in tool output.
+/// Provenance laundering, checked only when the exchange held untrusted text (otherwise
+/// there is nothing to launder): the value appears verbatim (normalised) in a tool output and
+/// not in the user's own words; or, when the user's words are known, any content word of the
+/// value occurs in tool output but not in what the user wrote (the whole value must be
+/// grounded, not one word of it); or most content words are not in the user's words at all
+/// (a paraphrase, translation or decoding of something the user never said).
 fn check_not_laundered(value: &str, ctx: &GateContext<'_>) -> Result<(), RefusalReason> {
     if ctx.tool_outputs.is_empty() {
         return Ok(());
@@ -271,7 +278,10 @@ fn check_not_laundered(value: &str, ctx: &GateContext<'_>) -> Result<(), Refusal
     let needle = padded(&v);
     let in_tool = tools.iter().any(|t| padded(t).contains(&needle));
     let in_user = user.as_deref().is_some_and(|u| padded(u).contains(&needle));
-    if in_tool && !in_user {
+    if in_user {
+        return Ok(());
+    }
+    if in_tool {
         return Err(RefusalReason::EchoesToolOutput);
     }
     let Some(user) = user else {
@@ -282,12 +292,34 @@ fn check_not_laundered(value: &str, ctx: &GateContext<'_>) -> Result<(), Refusal
         .filter(|w| w.chars().count() >= 3 && !STOPWORDS.contains(w))
         .collect();
     let occurs = |hay: &str, w: &str| padded(hay).contains(&format!(" {w} "));
-    let from_user = content.iter().any(|w| occurs(&user, w));
-    let from_tool = content.iter().any(|w| tools.iter().any(|t| occurs(t, w)));
-    if from_tool && !from_user {
+    let missing: Vec<&str> = content
+        .iter()
+        .copied()
+        .filter(|w| !occurs(&user, w))
+        .collect();
+    if missing.iter().any(|w| tools.iter().any(|t| occurs(t, w))) {
         return Err(RefusalReason::EchoesToolOutput);
     }
+    if missing.len() * 2 > content.len() {
+        return Err(RefusalReason::Ungrounded);
+    }
     Ok(())
+}
+
+/// The laundering check alone, for text the model writes into memory in a turn that read
+/// untrusted content (`remember`, `save_note`, `read_later`): `owner_text` is everything the
+/// owner wrote in the conversation, `untrusted` the untrusted texts the model saw.
+pub fn check_grounded(
+    text: &str,
+    owner_text: &str,
+    untrusted: &[&str],
+) -> Result<(), RefusalReason> {
+    let ctx = GateContext {
+        min_confidence: 0.0,
+        user_text: Some(owner_text),
+        tool_outputs: untrusted,
+    };
+    check_not_laundered(text, &ctx)
 }
 
 /// Lower-case alphanumeric words separated by single spaces (punctuation dropped).

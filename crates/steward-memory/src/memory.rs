@@ -12,6 +12,9 @@
 use crate::embed::Embedder;
 use crate::gate;
 use crate::{MemoryConfig, MemoryError};
+
+/// The tag of reflection summaries; reserved to reflection (see `save_note`).
+pub const SUMMARY_TAG: &str = "summary";
 use std::sync::Arc;
 use steward_protocol::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance};
 use steward_store::{FactWrite, NewFact, NewNote, NoteEdit, ReadLater, Store};
@@ -108,12 +111,14 @@ impl Memory {
     }
 
     pub async fn save_note(&self, user: &str, note: NewNote) -> Result<Note, MemoryError> {
-        if note.provenance.is_untrusted() && note.tags.iter().any(|t| t == "summary") {
-            // Summaries reach the context block as the user's own history; fetched text may
-            // be saved as a note, never as a summary.
-            return Err(MemoryError::Invalid(
-                "a summary cannot come from tool output or fetched content".into(),
-            ));
+        if note.provenance != Provenance::Reflection
+            && note.tags.iter().any(|t| t.trim() == SUMMARY_TAG)
+        {
+            // Summaries reach the context block as the user's own history, so the tag is
+            // reserved to the code that makes them (reflection); nobody else may claim it.
+            return Err(MemoryError::Invalid(format!(
+                "the `{SUMMARY_TAG}` tag is reserved for Steward's own summaries"
+            )));
         }
         let saved = self.store.insert_note(user, &note, now_ms()).await?;
         self.embed_note(&saved).await;
@@ -130,6 +135,21 @@ impl Memory {
             self.embed_note(n).await;
         }
         Ok(updated)
+    }
+
+    /// The owner confirms a tainted fact or note: its provenance becomes `Assistant` (same
+    /// conversation), so it is no longer quarantined. False when there is no such row or it
+    /// was not tainted.
+    pub async fn confirm(&self, user: &str, r: MemoryRef) -> Result<bool, MemoryError> {
+        let items = self.store.get_items(&[r]).await?;
+        let Some(item) = items.into_iter().find(|i| i.user == user) else {
+            return Ok(false);
+        };
+        let Provenance::Tainted { conversation, .. } = item.provenance else {
+            return Ok(false);
+        };
+        let confirmed = Provenance::Assistant { conversation };
+        Ok(self.store.set_provenance(r, &confirmed).await?)
     }
 
     pub async fn delete_note(&self, id: i64) -> Result<bool, MemoryError> {

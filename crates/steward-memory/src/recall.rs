@@ -32,7 +32,7 @@ use crate::fusion::{self, Fused};
 use crate::{Memory, MemoryError};
 use std::collections::HashMap;
 use std::time::Duration;
-use steward_protocol::MemoryRef;
+use steward_protocol::{MemoryRef, Quarantine};
 use steward_store::{MemoryFilter, MemoryItem};
 
 /// Which candidate lists to use.
@@ -56,6 +56,8 @@ pub struct RecallOptions {
     /// If set, each score is multiplied by 0.5^(age / half_life), age from the row's last
     /// update.
     pub recency_half_life: Option<Duration>,
+    /// Which tainted, unconfirmed rows may be returned (default: none).
+    pub quarantine: Quarantine,
 }
 
 impl Default for RecallOptions {
@@ -65,6 +67,7 @@ impl Default for RecallOptions {
             limit: 5,
             mode: RecallMode::Hybrid,
             recency_half_life: None,
+            quarantine: Quarantine::Hide,
         }
     }
 }
@@ -131,8 +134,14 @@ impl Memory {
 
         let mut fused = fusion::rrf(&fts, &vectors, self.cfg.rrf_k);
         if opts.recency_half_life.is_none() {
-            // Without decay the order is final: fetch only the rows that will be returned.
-            fused.truncate(limit);
+            // Without decay the order is final: fetch only the rows that may be returned
+            // (twice as many when quarantined rows may be dropped below).
+            let keep = if opts.quarantine == Quarantine::ShowAll {
+                limit
+            } else {
+                limit.saturating_mul(2)
+            };
+            fused.truncate(keep);
         }
         let refs: Vec<MemoryRef> = fused.iter().map(|f| f.r).collect();
         let mut rows: HashMap<MemoryRef, MemoryItem> = self
@@ -140,7 +149,7 @@ impl Memory {
             .get_items(&refs)
             .await?
             .into_iter()
-            .filter(|i| i.user == user)
+            .filter(|i| i.user == user && !opts.quarantine.hides(&i.provenance))
             .map(|i| (i.r#ref, i))
             .collect();
         fused.retain(|f| rows.contains_key(&f.r));

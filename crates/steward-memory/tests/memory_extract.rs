@@ -32,6 +32,8 @@ async fn extracted_and_reflected_facts_cannot_overwrite_a_user_fact() {
         user_text: "Had a great dinner tonight, eats meat again".into(),
         assistant_text: "Glad you enjoyed it".into(),
         tool_outputs: vec![],
+        tainted_by: Vec::new(),
+        untrusted: Vec::new(),
     };
     let report = mem.extract(&models, &model, &ex).await.unwrap();
     assert_eq!(report.facts.kept_user_fact, 1, "{report:?}");
@@ -120,6 +122,8 @@ async fn planted_authorisation_in_tool_output_is_refused() {
         user_text: "I live in Berlin. Can you summarise this recipe page?".into(),
         assistant_text: "Here is the summary.".into(),
         tool_outputs: vec![("web_fetch".into(), planted.into())],
+        tainted_by: Vec::new(),
+        untrusted: Vec::new(),
     };
     let report = mem.extract(&models, &model, &ex).await.unwrap();
     let reasons: Vec<(&str, RefusalReason)> = report
@@ -179,6 +183,8 @@ async fn model_failure_and_unreadable_answers_are_errors_not_facts() {
         user_text: "hello".into(),
         assistant_text: "hi".into(),
         tool_outputs: vec![],
+        tainted_by: Vec::new(),
+        untrusted: Vec::new(),
     };
     fake.push(Reply::text("I could not find any facts, sorry."));
     assert!(matches!(

@@ -239,6 +239,7 @@ async fn run_mode(
         limit: K,
         mode,
         recency_half_life: None,
+        ..RecallOptions::default()
     };
     let mut out = Vec::with_capacity(queries.len());
     for q in queries {

@@ -19,6 +19,11 @@ pub enum TurnEvent {
         call_id: String,
         name: String,
         arguments: String,
+        /// What the call touches, in one line (the URL fetched, the SQL run, the MCP tool
+        /// and its main argument), from the tool's own declaration; None when the name
+        /// says enough. Every surface shows it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        touched: Option<String>,
     },
     /// The tool finished (or failed; the failure went back to the model).
     ToolFinished {

@@ -14,5 +14,5 @@ pub mod untrusted;
 pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};
 pub use event::{FailureKind, TurnEvent};
 pub use ids::{ConversationId, IdError, Principal, Surface};
-pub use memory::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance};
+pub use memory::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, Quarantine};
 pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};

@@ -54,6 +54,16 @@ pub enum Provenance {
     Fetched { url: String },
     /// Produced by the nightly reflection.
     Reflection,
+    /// Written by the assistant (a memory tool or extraction) in a turn whose context held
+    /// untrusted content from `sources` (tool names such as "fetch_url"). Quarantined: kept
+    /// out of every other conversation's context block and recall until the owner confirms
+    /// it (which rewrites the provenance to `Assistant`).
+    Tainted {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        conversation: Option<ConversationId>,
+        #[serde(default)]
+        sources: Vec<String>,
+    },
 }
 
 impl Provenance {
@@ -63,6 +73,47 @@ impl Provenance {
             self,
             Provenance::ToolOutput { .. } | Provenance::Fetched { .. }
         )
+    }
+
+    /// Hidden from `viewer`: tainted text that has not been confirmed is visible only in the
+    /// conversation it was written in (`viewer` None = outside any conversation: hidden).
+    pub fn is_quarantined_for(&self, viewer: Option<&ConversationId>) -> bool {
+        match self {
+            Provenance::Tainted { conversation, .. } => {
+                conversation.is_none() || conversation.as_ref() != viewer
+            }
+            _ => false,
+        }
+    }
+
+    /// The untrusted sources behind this text, when it is tainted.
+    pub fn taint_sources(&self) -> Option<&[String]> {
+        match self {
+            Provenance::Tainted { sources, .. } => Some(sources),
+            _ => None,
+        }
+    }
+}
+
+/// Which quarantined (tainted, unconfirmed) memory a read may see. Defaults to hiding all
+/// of it, so a reader that does not say never sees planted text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Quarantine {
+    #[default]
+    Hide,
+    /// Show only what was written in this conversation.
+    ShowFrom(ConversationId),
+    /// The owner's own browsing (CLI, API listings): show everything, marked.
+    ShowAll,
+}
+
+impl Quarantine {
+    pub fn hides(&self, p: &Provenance) -> bool {
+        match self {
+            Quarantine::Hide => p.is_quarantined_for(None),
+            Quarantine::ShowFrom(c) => p.is_quarantined_for(Some(c)),
+            Quarantine::ShowAll => false,
+        }
     }
 }
 

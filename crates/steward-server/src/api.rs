@@ -82,7 +82,7 @@ async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response
             let tools: Vec<_> = collected
                 .tool_calls
                 .iter()
-                .map(|t| json!({"name": t.name, "ok": t.ok}))
+                .map(|t| json!({"name": t.name, "ok": t.ok, "touched": t.touched}))
                 .collect();
             let body = json!({
                 "conversation_id": conversation,

@@ -24,6 +24,8 @@ pub(crate) enum End {
 pub(crate) struct ToolSummary {
     pub(crate) name: String,
     pub(crate) ok: bool,
+    /// What the call touched (URL, SQL, MCP tool and argument), when the tool says.
+    pub(crate) touched: Option<String>,
 }
 
 pub(crate) struct Collected {
@@ -35,6 +37,15 @@ pub(crate) struct Collected {
     pub(crate) end: End,
 }
 
+/// How one tool call reads in plain text (the OpenAI-compatible content, logs).
+pub(crate) fn tool_line(name: &str, ok: bool, touched: Option<&str>) -> String {
+    let mark = if ok { "ok" } else { "failed" };
+    match touched {
+        Some(t) => format!("[tool] {name} ({mark}): {t}"),
+        None => format!("[tool] {name} ({mark})"),
+    }
+}
+
 /// Read events until the terminal one (or until the channel closes).
 pub(crate) async fn collect(mut rx: TurnStream) -> Collected {
     let mut out = Collected {
@@ -43,11 +54,25 @@ pub(crate) async fn collect(mut rx: TurnStream) -> Collected {
         approvals: Vec::new(),
         end: End::Vanished,
     };
+    let mut touched: std::collections::HashMap<String, String> = Default::default();
     while let Some(event) = rx.recv().await {
         match event {
             TurnEvent::Started { turn_id, .. } => out.turn_id = Some(turn_id),
-            TurnEvent::ToolFinished { name, ok, .. } => {
-                out.tool_calls.push(ToolSummary { name, ok });
+            TurnEvent::ToolStarted {
+                call_id,
+                touched: Some(t),
+                ..
+            } => {
+                touched.insert(call_id, t);
+            }
+            TurnEvent::ToolFinished {
+                call_id, name, ok, ..
+            } => {
+                out.tool_calls.push(ToolSummary {
+                    name,
+                    ok,
+                    touched: touched.remove(&call_id),
+                });
             }
             TurnEvent::ApprovalRequired { card } => out.approvals.push(card),
             TurnEvent::TextDelta { .. } | TurnEvent::ToolStarted { .. } => {}

@@ -201,6 +201,13 @@ pub trait MemoryStore: Send + Sync {
     ) -> Result<Option<Note>, StoreError>;
     /// Also removes its full-text row and vectors. True if it existed.
     async fn delete_note(&self, id: i64) -> Result<bool, StoreError>;
+    /// Replace the provenance of one fact or note (the owner confirming tainted text).
+    /// True if the row exists; other kinds are refused (InvalidInput).
+    async fn set_provenance(
+        &self,
+        r: MemoryRef,
+        provenance: &Provenance,
+    ) -> Result<bool, StoreError>;
 
     async fn add_read_later(
         &self,
@@ -365,6 +372,13 @@ impl<T: MemoryStore + ?Sized> MemoryStore for Arc<T> {
     }
     async fn delete_note(&self, id: i64) -> Result<bool, StoreError> {
         (**self).delete_note(id).await
+    }
+    async fn set_provenance(
+        &self,
+        r: MemoryRef,
+        provenance: &Provenance,
+    ) -> Result<bool, StoreError> {
+        (**self).set_provenance(r, provenance).await
     }
     async fn add_read_later(
         &self,

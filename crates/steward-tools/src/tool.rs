@@ -36,6 +36,22 @@ impl ToolContext {
     }
 }
 
+impl Reach {
+    /// `text` as one line for a summary: whitespace and control characters become single
+    /// spaces, and past `max_chars` it is cut with "…".
+    pub fn line(text: &str, max_chars: usize) -> String {
+        let flat: String = text
+            .split(|c: char| c.is_whitespace() || c.is_control())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        match flat.char_indices().nth(max_chars) {
+            Some((i, _)) => format!("{}…", &flat[..i]),
+            None => flat,
+        }
+    }
+}
+
 /// Whether a tool's output may carry someone else's instructions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputTrust {

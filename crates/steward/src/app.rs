@@ -170,6 +170,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
             extract: settings.memory.extract,
             extraction_model,
         }),
+        secrets: settings.secret_values(),
     });
     Ok(App {
         steward,

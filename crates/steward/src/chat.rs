@@ -221,12 +221,19 @@ async fn print_turn(mut events: TurnStream) -> (bool, Vec<ActionCard>) {
                 let _ = out.write_all(text.as_bytes());
                 let _ = out.flush();
             }
-            TurnEvent::ToolStarted { name, .. } => {
+            TurnEvent::ToolStarted { name, touched, .. } => {
                 if streamed {
                     let _ = writeln!(out);
                     streamed = false;
                 }
-                eprintln!("  ⚙ {name} …");
+                match touched {
+                    // What the call touches, made terminal-safe (it may come from the model).
+                    Some(t) => eprintln!(
+                        "  ⚙ {name}: {} …",
+                        truncate(&crate::memory_cmd::terminal_safe(&t), 160)
+                    ),
+                    None => eprintln!("  ⚙ {name} …"),
+                }
             }
             TurnEvent::ToolFinished {
                 name, ok, output, ..

@@ -194,6 +194,10 @@ fn origin(p: &Provenance) -> String {
         Provenance::ToolOutput { tool } => format!("tool:{}", terminal_safe(tool)),
         Provenance::Fetched { url } => format!("fetched:{}", terminal_safe(url)),
         Provenance::Reflection => "reflection".to_owned(),
+        Provenance::Tainted { sources, .. } => {
+            let s = sources.join(",");
+            format!("tainted:{} (unconfirmed)", terminal_safe(&s))
+        }
     }
 }
 

@@ -3,11 +3,17 @@
 //! ask → unless a live grant covers it, it is parked as a pending action and the model gets
 //! a sentinel saying it has NOT run. Two or more parked calls in one response become one
 //! plan card instead (the plan gate); each step still asks when it is later attempted.
+//!
+//! Before policy, the taint rule (`crate::taint`) reviews what the call would touch: a
+//! review forces a card (showing why) even for a read or memory tool, is never skipped by a
+//! grant, and refuses where nobody can approve. Only the explicit terminal auto-approve
+//! lets it run unasked, as it does every other consequential call.
 
 use super::payload::{canonical, payload_hash};
 use super::policy::{PolicyDecision, decide};
 use super::resolve::{Approvals, now_ms};
-use steward_protocol::{ActionKind, ActionStatus, Inbound, PendingAction, ToolCall};
+use crate::taint::{PrivateValues, Review, TurnTaint};
+use steward_protocol::{ActionKind, ActionStatus, Effect, Inbound, PendingAction, ToolCall};
 use steward_store::StoreError;
 use steward_tools::{PreparedCall, ToolContext, ToolOutcome};
 
@@ -83,11 +89,22 @@ impl Approvals {
         }
     }
 
-    async fn preview_text(&self, prepared: &PreparedCall, ctx: &ToolContext) -> String {
-        match self.tools.preview(prepared, ctx).await {
+    /// The tool's own dry run, under the taint review when there is one.
+    async fn preview_text(
+        &self,
+        prepared: &PreparedCall,
+        review: Option<&Review>,
+        ctx: &ToolContext,
+    ) -> String {
+        let own = match self.tools.preview(prepared, ctx).await {
             Some(Ok(p)) => p,
             Some(Err(e)) => format!("preview failed: {e}"),
             None => String::new(),
+        };
+        match review {
+            Some(r) if own.is_empty() => r.text.clone(),
+            Some(r) => format!("{}\n\n{own}", r.text),
+            None => own,
         }
     }
 
@@ -99,15 +116,22 @@ impl Approvals {
     }
 }
 
+/// The turn's trust state, for the taint review of each call.
+pub(crate) struct Containment<'a> {
+    pub taint: &'a TurnTaint,
+    pub private: &'a PrivateValues,
+}
+
 pub(crate) async fn gate_calls(
     approvals: &Approvals,
     calls: &[ToolCall],
     inbound: &Inbound,
     trace_id: &str,
     ctx: &ToolContext,
+    containment: &Containment<'_>,
 ) -> Result<GateOutcome, StoreError> {
     let mut plans: Vec<Option<CallPlan>> = Vec::with_capacity(calls.len());
-    let mut asks: Vec<(usize, PreparedCall)> = Vec::new();
+    let mut asks: Vec<(usize, PreparedCall, Option<Review>)> = Vec::new();
     for (i, call) in calls.iter().enumerate() {
         let prepared = match approvals.tools.prepare(call) {
             Ok(p) => p,
@@ -116,6 +140,28 @@ pub(crate) async fn gate_calls(
                 continue;
             }
         };
+        let reach = prepared.tool.reach(&prepared.args);
+        let review = containment
+            .taint
+            .review(&reach, containment.private, &inbound.principal.0)
+            .await;
+        if let Some(review) = review {
+            // Asking because of what the call touches, whatever its effect: decided as an
+            // outbound (External) call would be on this surface, and no grant skips it.
+            match decide(Effect::External, inbound.surface, &approvals.settings) {
+                PolicyDecision::Allow => plans.push(Some(CallPlan::Run(prepared))),
+                PolicyDecision::Refuse => plans.push(Some(CallPlan::Done(ToolOutcome::failure(format!(
+                    "refused: `{}` needs the owner's approval here (it reads or sends private data, or follows                      untrusted content), and nobody can approve on the {} surface",
+                    prepared.name,
+                    inbound.surface.as_str()
+                ))))),
+                PolicyDecision::Ask => {
+                    plans.push(None);
+                    asks.push((i, prepared, Some(review)));
+                }
+            }
+            continue;
+        }
         match decide(prepared.effect, inbound.surface, &approvals.settings) {
             PolicyDecision::Allow => plans.push(Some(CallPlan::Run(prepared))),
             PolicyDecision::Refuse => {
@@ -135,7 +181,7 @@ pub(crate) async fn gate_calls(
                     plans.push(Some(CallPlan::Run(prepared)));
                 } else {
                     plans.push(None);
-                    asks.push((i, prepared));
+                    asks.push((i, prepared, None));
                 }
             }
         }
@@ -143,8 +189,10 @@ pub(crate) async fn gate_calls(
 
     let mut parked = Vec::new();
     if asks.len() == 1 {
-        if let Some((i, prepared)) = asks.pop() {
-            let preview = approvals.preview_text(&prepared, ctx).await;
+        if let Some((i, prepared, review)) = asks.pop() {
+            let preview = approvals
+                .preview_text(&prepared, review.as_ref(), ctx)
+                .await;
             let action = approvals.new_action(
                 inbound,
                 trace_id,
@@ -167,9 +215,9 @@ pub(crate) async fn gate_calls(
         let mut steps = Vec::with_capacity(asks.len());
         let mut previews = Vec::with_capacity(asks.len());
         let mut ttl = approvals.settings.default_ttl;
-        for (n, (_, prepared)) in asks.iter().enumerate() {
+        for (n, (_, prepared, review)) in asks.iter().enumerate() {
             steps.push(serde_json::json!({"tool": prepared.name, "arguments": prepared.args}));
-            let p = approvals.preview_text(prepared, ctx).await;
+            let p = approvals.preview_text(prepared, review.as_ref(), ctx).await;
             if !p.is_empty() {
                 previews.push(format!("{}. {}: {p}", n + 1, prepared.name));
             }
@@ -188,7 +236,7 @@ pub(crate) async fn gate_calls(
         );
         approvals.create(&action).await?;
         let total = asks.len();
-        for (n, (i, _)) in asks.iter().enumerate() {
+        for (n, (i, _, _)) in asks.iter().enumerate() {
             plans[*i] = Some(CallPlan::Parked(ToolOutcome {
                 ok: false,
                 output: plan_sentinel(&action, n + 1, total),

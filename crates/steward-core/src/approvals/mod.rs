@@ -13,7 +13,7 @@ mod resolve;
 
 pub(crate) use edit::revise_in_words;
 pub(crate) use gate::CallPlan;
-pub(crate) use gate::{GateOutcome, gate_calls};
+pub(crate) use gate::{Containment, GateOutcome, gate_calls};
 pub use payload::payload_hash;
 pub use policy::{ApprovalSettings, PolicyDecision, decide};
 pub(crate) use resolve::{Approvals, Resolved, now_ms, store_err};

@@ -74,6 +74,7 @@ pub fn harness_full(
         },
         approvals,
         memory: None,
+        secrets: Vec::new(),
     });
     Harness { steward, store }
 }
@@ -141,6 +142,7 @@ pub fn harness_with_memory(
             extract,
             extraction_model: None,
         }),
+        secrets: Vec::new(),
     });
     (Harness { steward, store }, memory)
 }

@@ -8,8 +8,24 @@
 use super::{ContextItem, Section, priority, render};
 use crate::memory::now_ms;
 use crate::{Memory, MemoryError, RecallMode, RecallOptions};
-use steward_protocol::{FactSource, MemoryKind};
+use steward_protocol::{ConversationId, FactSource, MemoryKind, Provenance, Quarantine};
 use steward_store::MemoryFilter;
+
+/// The context block for one turn, and the untrusted sources behind any tainted item it
+/// may show (the turn that sees them is tainted by them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextBlock {
+    pub text: String,
+    pub tainted_by: Vec<String>,
+}
+
+fn note_taint(p: &Provenance, out: &mut Vec<String>) {
+    for s in p.taint_sources().unwrap_or_default() {
+        if !out.contains(s) {
+            out.push(s.clone());
+        }
+    }
+}
 
 /// Facts read per turn; the budget decides how many are shown.
 const MAX_FACTS: usize = 500;
@@ -27,12 +43,40 @@ impl Memory {
     /// score reaches `relevance_threshold`, read-later items sharing a tag with those notes,
     /// and the top 10 learnings by recurrence — within `context_budget_tokens`, fenced as
     /// data; "" when nothing qualifies or nothing fits.
+    /// Outside any conversation: no quarantined row is shown.
     pub async fn context_block(&self, user: &str, message: &str) -> Result<String, MemoryError> {
+        Ok(self.gather(user, Quarantine::Hide, message).await?.text)
+    }
+
+    /// The block for a turn in `conversation`: tainted, unconfirmed rows written in another
+    /// conversation are left out; those written in this one may be shown, and taint it.
+    pub async fn context_for(
+        &self,
+        user: &str,
+        conversation: &ConversationId,
+        message: &str,
+    ) -> Result<ContextBlock, MemoryError> {
+        self.gather(user, Quarantine::ShowFrom(conversation.clone()), message)
+            .await
+    }
+
+    async fn gather(
+        &self,
+        user: &str,
+        quarantine: Quarantine,
+        message: &str,
+    ) -> Result<ContextBlock, MemoryError> {
         let now = now_ms();
         let mut items = Vec::new();
+        let mut tainted_by = Vec::new();
 
         let mut facts = self.store.list_facts(user, MAX_FACTS, 0).await?;
-        facts.retain(|f| f.expires_at_ms.is_none_or(|t| t > now));
+        facts.retain(|f| {
+            f.expires_at_ms.is_none_or(|t| t > now) && !quarantine.hides(&f.provenance)
+        });
+        for f in &facts {
+            note_taint(&f.provenance, &mut tainted_by);
+        }
         facts.sort_by(|a, b| {
             (b.source == FactSource::User)
                 .cmp(&(a.source == FactSource::User))
@@ -60,6 +104,7 @@ impl Memory {
             limit: MAX_NOTES,
             mode: RecallMode::Hybrid,
             recency_half_life: None,
+            quarantine: quarantine.clone(),
         };
         let hits = self.recall(user, message, &opts).await?;
         let mut tags: Vec<String> = Vec::new();
@@ -68,6 +113,7 @@ impl Memory {
             .filter(|h| h.score >= self.cfg.relevance_threshold)
         {
             let it = &hit.item;
+            note_taint(&it.provenance, &mut tainted_by);
             let text = if it.title.is_empty() {
                 it.text.clone()
             } else {
@@ -105,6 +151,9 @@ impl Memory {
                 text: l.text,
             });
         }
-        Ok(render(&items, self.cfg.context_budget_tokens))
+        Ok(ContextBlock {
+            text: render(&items, self.cfg.context_budget_tokens),
+            tainted_by,
+        })
     }
 }

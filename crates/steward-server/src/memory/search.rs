@@ -85,6 +85,8 @@ pub(crate) async fn search(
             ..MemoryFilter::default()
         },
         limit: parse_limit(query.limit.as_deref(), DEFAULT_LIMIT, MAX_LIMIT)?,
+        // The owner's own search: quarantined rows are shown (and marked by provenance).
+        quarantine: steward_protocol::Quarantine::ShowAll,
         ..RecallOptions::default()
     };
     let hits = memory

@@ -12,7 +12,7 @@ use crate::AppState;
 use crate::body::{check_text, fresh_conversation, parse_conversation, parse_json};
 use crate::error::{ApiError, Flavor, VANISHED_MESSAGE, failure_kind_str, failure_status};
 use crate::trace::record_conversation;
-use crate::turn::{End, collect};
+use crate::turn::{End, collect, tool_line};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -193,6 +193,14 @@ async fn completion(rx: steward_core::TurnStream) -> Response {
             usage,
             model,
         } => {
+            // Every tool call shows what it touched: a reply alone never hides a request.
+            if !collected.tool_calls.is_empty() {
+                text.push_str("\n");
+                for t in &collected.tool_calls {
+                    text.push('\n');
+                    text.push_str(&tool_line(&t.name, t.ok, t.touched.as_deref()));
+                }
+            }
             for card in &collected.approvals {
                 text.push_str(&approval_note(card));
             }

@@ -10,6 +10,7 @@
 use super::{approval_note, completion_id, unix_now};
 use crate::api::KEEP_ALIVE;
 use crate::error::{VANISHED_MESSAGE, failure_kind_str};
+use crate::turn::tool_line;
 use axum::http::HeaderValue;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -27,6 +28,7 @@ pub(super) fn response(rx: TurnStream, model: String, include_usage: bool) -> Re
         model,
         include_usage,
         role_sent: false,
+        touched: Default::default(),
     };
     let events = futures_util::stream::unfold(Some(state), step)
         .flat_map(futures_util::stream::iter)
@@ -46,6 +48,8 @@ struct Chunker {
     model: String,
     include_usage: bool,
     role_sent: bool,
+    /// What each started call touches, until it finishes.
+    touched: std::collections::HashMap<String, String>,
 }
 
 /// Produce the SSE lines for the next turn event. Returns `None` state once `[DONE]`
@@ -70,7 +74,22 @@ async fn step(state: Option<Chunker>) -> Option<(Vec<Event>, Option<Chunker>)> {
                     out.push(c.chunk(json!({"content": text}), None));
                 }
             }
-            TurnEvent::ToolStarted { .. } | TurnEvent::ToolFinished { .. } => {}
+            TurnEvent::ToolStarted {
+                call_id, touched, ..
+            } => {
+                if let Some(t) = touched {
+                    c.touched.insert(call_id, t);
+                }
+            }
+            TurnEvent::ToolFinished {
+                call_id, name, ok, ..
+            } => {
+                // Each call, with what it touched, on a line of its own in the content.
+                c.role_chunk(&mut out);
+                let t = c.touched.remove(&call_id);
+                let line = format!("\n{}\n", tool_line(&name, ok, t.as_deref()));
+                out.push(c.chunk(json!({"content": line}), None));
+            }
             TurnEvent::ApprovalRequired { card } => {
                 c.role_chunk(&mut out);
                 out.push(c.chunk(json!({"content": approval_note(&card)}), None));

@@ -131,6 +131,7 @@ pub fn standard_events(inb: &Inbound) -> Vec<TurnEvent> {
             call_id: clock.id.clone(),
             name: clock.name.clone(),
             arguments: clock.arguments.clone(),
+            touched: None,
         },
         TurnEvent::ToolFinished {
             call_id: clock.id,
@@ -142,6 +143,7 @@ pub fn standard_events(inb: &Inbound) -> Vec<TurnEvent> {
             call_id: web.id.clone(),
             name: web.name.clone(),
             arguments: web.arguments.clone(),
+            touched: Some("GET https://example.com/".into()),
         },
         TurnEvent::ToolFinished {
             call_id: web.id,

@@ -82,6 +82,16 @@ pub(crate) fn provenance(p: &Provenance) -> Result<(), StoreError> {
     match p {
         Provenance::ToolOutput { tool } => bounded("provenance tool", tool, 0, MAX_ID_LEN),
         Provenance::Fetched { url } => bounded("provenance url", url, 0, MAX_URL_LEN),
+        Provenance::Tainted { sources, .. } => {
+            if sources.len() > 32 {
+                return Err(StoreError::InvalidInput(
+                    "provenance sources: at most 32".into(),
+                ));
+            }
+            sources
+                .iter()
+                .try_for_each(|s| bounded("provenance source", s, 1, MAX_ID_LEN))
+        }
         Provenance::User { .. } | Provenance::Assistant { .. } | Provenance::Reflection => Ok(()),
     }
 }

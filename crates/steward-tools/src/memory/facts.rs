@@ -4,11 +4,11 @@
 //! Does not own source trust: the store refuses to overwrite a user's own fact.
 
 use super::render::one_line;
-use super::{MAX_KEY_LEN, MAX_VALUE_CHARS, Shared, check_key, memory_error};
+use super::{MAX_KEY_LEN, MAX_VALUE_CHARS, Shared, check_key, memory_error, written_by_model};
 use crate::builtins::str_arg;
-use crate::{OutputTrust, Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Reach, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
-use steward_protocol::{Effect, FactSource, Provenance};
+use steward_protocol::{Effect, FactSource};
 use steward_store::{FactWrite, NewFact};
 
 /// What the model's own claims are worth: above the gate's floor, below a user's word.
@@ -48,6 +48,16 @@ impl Tool for Remember {
         OutputTrust::Trusted
     }
 
+    fn reach(&self, args: &Value) -> Reach {
+        let key = args.get("key").and_then(Value::as_str).unwrap_or("");
+        let value = args.get("value").and_then(Value::as_str).unwrap_or("");
+        Reach {
+            remembers: vec![value.to_owned()],
+            summary: Some(format!("{key} = {}", one_line(value, 120))),
+            ..Reach::default()
+        }
+    }
+
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
         check_key(str_arg(args, "key")?)?;
         if str_arg(args, "value")?.trim().is_empty() {
@@ -69,9 +79,7 @@ impl Tool for Remember {
             source: FactSource::Extracted,
             confidence: REMEMBER_CONFIDENCE,
             expires_at_ms: None,
-            provenance: Provenance::Assistant {
-                conversation: Some(ctx.conversation.clone()),
-            },
+            provenance: written_by_model(ctx),
         };
         let write = self
             .0

@@ -125,6 +125,22 @@ pub(crate) fn tags_arg(args: &Value) -> Result<Vec<String>, ToolError> {
     Ok(tags)
 }
 
+/// The provenance of text the model writes in `ctx`'s turn: the assistant's, or tainted
+/// (quarantined until the owner confirms it) when the turn had read untrusted content.
+/// Never the owner's: the model writing something is not the owner saying it.
+pub(crate) fn written_by_model(ctx: &crate::ToolContext) -> steward_protocol::Provenance {
+    use steward_protocol::Provenance;
+    let conversation = Some(ctx.conversation.clone());
+    if ctx.tainted_by.is_empty() {
+        Provenance::Assistant { conversation }
+    } else {
+        Provenance::Tainted {
+            conversation,
+            sources: ctx.tainted_by.iter().take(32).cloned().collect(),
+        }
+    }
+}
+
 /// The optional `limit`, clamped to 1..=MAX_HITS.
 pub(crate) fn limit_arg(args: &Value) -> usize {
     args.get("limit")

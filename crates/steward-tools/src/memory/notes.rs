@@ -5,11 +5,12 @@
 use super::render::one_line;
 use super::{
     MAX_BODY_CHARS, MAX_TITLE_CHARS, MAX_URL_LEN, Shared, memory_error, tags_arg, tags_schema,
+    written_by_model,
 };
 use crate::builtins::{opt_str_arg, str_arg};
-use crate::{OutputTrust, Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Reach, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
-use steward_protocol::{Effect, Provenance};
+use steward_protocol::Effect;
 use steward_store::NewNote;
 
 fn non_empty<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
@@ -55,6 +56,16 @@ impl Tool for SaveNote {
         OutputTrust::Trusted
     }
 
+    fn reach(&self, args: &Value) -> Reach {
+        let title = args.get("title").and_then(Value::as_str).unwrap_or("");
+        let body = args.get("body").and_then(Value::as_str).unwrap_or("");
+        Reach {
+            remembers: vec![format!("{title}\n{body}")],
+            summary: Some(format!("note: {}", one_line(title, 120))),
+            ..Reach::default()
+        }
+    }
+
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
         non_empty(args, "title")?;
         non_empty(args, "body")?;
@@ -67,9 +78,7 @@ impl Tool for SaveNote {
             title: non_empty(&args, "title")?.to_owned(),
             body: non_empty(&args, "body")?.to_owned(),
             tags: tags_arg(&args)?,
-            provenance: Provenance::Assistant {
-                conversation: Some(ctx.conversation.clone()),
-            },
+            provenance: written_by_model(ctx),
         };
         let note = self
             .0
@@ -147,6 +156,17 @@ impl Tool for ReadLaterTool {
 
     fn output_trust(&self) -> OutputTrust {
         OutputTrust::Trusted
+    }
+
+    fn reach(&self, args: &Value) -> Reach {
+        let url = args.get("url").and_then(Value::as_str).unwrap_or("").trim();
+        let title = args.get("title").and_then(Value::as_str).unwrap_or("");
+        Reach {
+            // The link is what gets remembered; it is not fetched.
+            remembers: vec![format!("{url} {title}").trim().to_owned()],
+            summary: Some(format!("read later: {}", one_line(url, 160))),
+            ..Reach::default()
+        }
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {

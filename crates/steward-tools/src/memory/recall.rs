@@ -9,7 +9,7 @@ use crate::builtins::str_arg;
 use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_memory::RecallOptions;
-use steward_protocol::{Effect, MemoryKind};
+use steward_protocol::{Effect, MemoryKind, Quarantine};
 use steward_store::MemoryFilter;
 
 const KINDS: [&str; 5] = ["fact", "note", "learning", "read_later", "intention"];
@@ -99,13 +99,14 @@ impl Tool for Recall {
         Ok(())
     }
 
-    async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let opts = RecallOptions {
             filter: MemoryFilter {
                 kinds: kinds_arg(&args)?,
                 ..MemoryFilter::default()
             },
             limit: limit_arg(&args),
+            quarantine: Quarantine::ShowFrom(ctx.conversation.clone()),
             ..RecallOptions::default()
         };
         recall(&self.0, self.name(), query_arg(&args)?, opts).await
@@ -151,7 +152,7 @@ impl Tool for SearchNotes {
         Ok(())
     }
 
-    async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let opts = RecallOptions {
             filter: MemoryFilter {
                 kinds: vec![MemoryKind::Note],
@@ -159,6 +160,7 @@ impl Tool for SearchNotes {
                 ..MemoryFilter::default()
             },
             limit: limit_arg(&args),
+            quarantine: Quarantine::ShowFrom(ctx.conversation.clone()),
             ..RecallOptions::default()
         };
         recall(&self.0, self.name(), query_arg(&args)?, opts).await

@@ -63,6 +63,10 @@ pub(crate) fn provenance(p: &Provenance) -> String {
         Provenance::ToolOutput { tool } => format!("tool:{}", one_line(tool, ORIGIN_CHARS)),
         Provenance::Fetched { url } => format!("fetched:{}", one_line(url, ORIGIN_CHARS)),
         Provenance::Reflection => "reflection".to_owned(),
+        Provenance::Tainted { sources, .. } => {
+            let s = sources.join(",");
+            format!("tainted:{} (unconfirmed)", one_line(&s, ORIGIN_CHARS))
+        }
     }
 }
 

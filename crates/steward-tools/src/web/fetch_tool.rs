@@ -10,7 +10,7 @@ use super::html::{Page, extract};
 use super::resolve::Resolver;
 use super::{SsrfGuard, WebConfig};
 use crate::builtins::str_arg;
-use crate::{Tool, ToolContext, ToolError};
+use crate::{Reach, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use steward_protocol::Effect;
@@ -70,6 +70,16 @@ impl Tool for FetchUrl {
     }
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+    /// The URL is the target the taint rule judges; the page's text is untrusted (the
+    /// default `output_trust`).
+    fn reach(&self, args: &Value) -> Reach {
+        let url = args.get("url").and_then(Value::as_str).unwrap_or("").trim();
+        Reach {
+            urls: vec![url.to_owned()],
+            summary: Some(format!("GET {}", Reach::line(url, 300))),
+            ..Reach::default()
+        }
     }
     /// The static half of the guard (scheme, credentials, host names, IP literals), so an
     /// obviously refused URL fails before anything runs.

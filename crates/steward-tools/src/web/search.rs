@@ -14,7 +14,7 @@
 use super::WebConfig;
 use super::fence::{fence, neutralise};
 use crate::builtins::str_arg;
-use crate::{Tool, ToolContext, ToolError};
+use crate::{Reach, Tool, ToolContext, ToolError};
 use reqwest::header::{ACCEPT, HeaderValue};
 use serde_json::{Value, json};
 use std::fmt;
@@ -358,6 +358,20 @@ impl Tool for WebSearch {
     }
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+    /// The query leaves for the search backend the owner configured: text sent out, which
+    /// the taint rule checks for private values. Results are untrusted (the default).
+    fn reach(&self, args: &Value) -> Reach {
+        let query = args
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim();
+        Reach {
+            sends: vec![query.to_owned()],
+            summary: Some(format!("search: {}", Reach::line(query, 200))),
+            ..Reach::default()
+        }
     }
     async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
         if let Some(message) = self.not_ready() {

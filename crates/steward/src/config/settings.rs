@@ -306,6 +306,19 @@ impl Settings {
         self.providers.iter().find(|p| p.name == name)
     }
 
+    /// Every secret value in the configuration (the API token, provider and search keys,
+    /// MCP credentials): the taint rule asks before any of them leaves in an outbound call.
+    pub fn secret_values(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.api_token.iter().cloned().collect();
+        out.extend(self.providers.iter().filter_map(|p| p.api_key.clone()));
+        out.extend(self.web.search_api_key.iter().cloned());
+        for spec in &self.mcp_servers {
+            out.extend(spec.secret_values());
+        }
+        out.retain(|s| !s.trim().is_empty());
+        out
+    }
+
     pub(crate) fn provider_mut(&mut self, name: &str) -> Option<&mut ProviderSettings> {
         self.providers.iter_mut().find(|p| p.name == name)
     }

@@ -156,6 +156,8 @@ pub(super) async fn search(
             ..MemoryFilter::default()
         },
         limit,
+        // The owner's own search: quarantined rows are shown (and marked by provenance).
+        quarantine: steward_protocol::Quarantine::ShowAll,
         ..RecallOptions::default()
     };
     let hits = o.memory.recall(OWNER, query, &opts).await?;

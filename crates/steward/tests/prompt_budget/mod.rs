@@ -251,6 +251,7 @@ pub async fn measure(index: bool, mcp_tools: usize) -> Measurement {
         },
         approvals: ApprovalSettings::default(),
         memory: None,
+        secrets: Vec::new(),
     });
     let mut rx = steward.submit(Inbound {
         conversation: ConversationId::parse("bench").expect("id"),

@@ -19,7 +19,7 @@ use crate::{
     FactWrite, Intention, Learning, MemoryFilter, MemoryItem, MemoryStore, NewFact, NewNote,
     NoteEdit, ReadLater, StoreError, StoredMessage,
 };
-use steward_protocol::{Fact, MemoryRef, Note, Provenance};
+use steward_protocol::{Fact, MemoryKind, MemoryRef, Note, Provenance};
 
 fn provenance_json(p: &Provenance) -> Result<String, StoreError> {
     serde_json::to_string(p)
@@ -163,6 +163,28 @@ impl MemoryStore for SqliteStore {
 
     async fn delete_note(&self, id: i64) -> Result<bool, StoreError> {
         self.run(move |conn| notes::delete(conn, id)).await
+    }
+
+    async fn set_provenance(
+        &self,
+        r: MemoryRef,
+        provenance: &Provenance,
+    ) -> Result<bool, StoreError> {
+        check::provenance(provenance)?;
+        let table = match r.kind {
+            MemoryKind::Fact => "facts",
+            MemoryKind::Note => "notes",
+            other => {
+                return Err(StoreError::InvalidInput(format!(
+                    "the provenance of a {} cannot be changed",
+                    other.as_str()
+                )));
+            }
+        };
+        let json = provenance_json(provenance)?;
+        let sql = format!("UPDATE {table} SET provenance = ?1 WHERE id = ?2");
+        self.run(move |conn| Ok(conn.execute(&sql, rusqlite::params![json, r.id])? == 1))
+            .await
     }
 
     async fn add_read_later(
