@@ -128,6 +128,8 @@ pub fn router(
             "/api/v1/facts/{key}",
             put(memory::put_fact).delete(memory::delete_fact),
         )
+        .route("/api/v1/facts/{key}/confirm", post(memory::confirm_fact))
+        .route("/api/v1/notes/{id}/confirm", post(memory::confirm_note))
         .route(
             "/api/v1/notes",
             get(memory::list_notes).post(memory::create_note),

@@ -80,6 +80,22 @@ pub enum MemoryCommand {
     },
     /// Compute the vectors that are missing (after a model change or an embedder outage).
     Backfill,
+    /// Confirm a fact or note written in a turn that had read untrusted content (listed
+    /// as "tainted: … (unconfirmed)"): from then on every conversation may see it.
+    Confirm {
+        /// fact or note
+        #[arg(value_parser = parse_confirmable)]
+        kind: MemoryKind,
+        /// The row's id (shown by `memory facts` / `memory notes`).
+        id: i64,
+    },
+}
+
+fn parse_confirmable(raw: &str) -> Result<MemoryKind, String> {
+    match MemoryKind::parse(raw) {
+        Some(k @ (MemoryKind::Fact | MemoryKind::Note)) => Ok(k),
+        _ => Err("expected fact or note".to_owned()),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -149,6 +165,19 @@ pub async fn run(loaded: &LoadedConfig, command: MemoryCommand) -> anyhow::Resul
             apply,
         } => upkeep::retention(&opened, expired, prefixes, unseen_days, apply).await,
         MemoryCommand::Backfill => upkeep::backfill(&opened).await,
+        MemoryCommand::Confirm { kind, id } => {
+            let r = steward_protocol::MemoryRef { kind, id };
+            if opened.memory.confirm(OWNER, r).await? {
+                println!(
+                    "confirmed {} {id}: every conversation may now see it",
+                    kind.as_str()
+                );
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!("no unconfirmed {} with id {id}", kind.as_str());
+                Ok(ExitCode::from(1))
+            }
+        }
     }
 }
 

@@ -321,7 +321,10 @@ async fn memory_implants_are_parked_or_refused_never_stored() {
     assert_eq!(cards.len(), 2, "{body}");
     for c in &cards {
         let text = c["text"].as_str().unwrap();
-        assert!(text.contains("fetch_url") && text.contains("evil@example.com"), "{text}");
+        assert!(
+            text.contains("fetch_url") && text.contains("evil@example.com"),
+            "{text}"
+        );
     }
     assert!(!w.facts().await.contains("evil@example.com"));
     assert!(!w.notes().await.contains("evil@example.com"));
@@ -404,6 +407,22 @@ async fn tainted_memory_stays_in_its_conversation_until_confirmed() {
     w.send("qa", "when is my dentist appointment?").await;
     let last = w.fake.requests().last().unwrap().body.to_string();
     assert!(last.contains("Alvarez"), "{last}");
+    // The owner confirms it; now every conversation may see it, and only once confirmable.
+    let confirm = || async {
+        client()
+            .post(w.srv.url("/api/v1/facts/dentist/confirm"))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .status()
+    };
+    assert_eq!(confirm().await, 200);
+    assert_eq!(confirm().await, 404, "already confirmed");
+    w.say("Tuesday.");
+    w.send("qc", "when is my dentist appointment?").await;
+    let last = w.fake.requests().last().unwrap().body.to_string();
+    assert!(last.contains("Alvarez"), "confirmed: {last}");
 }
 
 #[tokio::test]

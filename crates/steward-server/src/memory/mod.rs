@@ -6,10 +6,12 @@
 //! trust, the quality gate or ranking (`steward_memory::Memory`), or who the user is (every
 //! authenticated caller is the owner).
 
+mod confirm;
 mod facts;
 mod notes;
 mod search;
 
+pub(crate) use confirm::{confirm_fact, confirm_note};
 pub(crate) use facts::{delete_fact, list_facts, put_fact};
 pub(crate) use notes::{create_note, delete_note, list_notes, patch_note};
 pub(crate) use search::search;

@@ -18,12 +18,13 @@ pub(super) async fn facts(o: &Opened, limit: usize) -> anyhow::Result<ExitCode> 
     }
     for f in facts {
         println!(
-            "{} = {}  (source {}, confidence {:.2}, from {})",
+            "{} = {}  (source {}, confidence {:.2}, from {}, id {})",
             f.key,
             terminal_safe(&f.value),
             f.source.as_str(),
             f.confidence,
-            origin(&f.provenance)
+            origin(&f.provenance),
+            f.id
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -77,7 +78,12 @@ pub(super) async fn notes(
         } else {
             format!("  [{}]", n.tags.join(", "))
         };
-        println!("{}  {}{tags}", n.id, terminal_safe(&n.title));
+        let unconfirmed = if n.provenance.taint_sources().is_some() {
+            format!("  ({})", origin(&n.provenance))
+        } else {
+            String::new()
+        };
+        println!("{}  {}{tags}{unconfirmed}", n.id, terminal_safe(&n.title));
         println!("    {}", terminal_safe(&snippet(&n.body, 160)));
     }
     Ok(ExitCode::SUCCESS)
