@@ -182,7 +182,7 @@ pub fn check(c: &Candidate<'_>, ctx: &GateContext<'_>) -> Result<(), RefusalReas
         Evidence::Assistant | Evidence::Unknown => return Err(RefusalReason::NotStatedByUser),
     }
     check_content(c.key, c.value)?;
-    check_not_laundered(c.value, ctx)
+    check_not_laundered(c.value, ctx, Grounding::Whole)
 }
 
 /// Key and value shape only: what any stored fact must satisfy, whoever wrote it.
@@ -236,7 +236,7 @@ pub fn check_text(
     if looks_secret(t) {
         return Err(RefusalReason::Secret);
     }
-    check_not_laundered(t, ctx)
+    check_not_laundered(t, ctx, Grounding::NoToolWords)
 }
 
 /// `[a-z0-9_.]`, 1..=64 bytes.
@@ -263,8 +263,13 @@ pub fn normalise_key(raw: &str) -> String {
 /// not in the user's own words; or, when the user's words are known, any content word of the
 /// value occurs in tool output but not in what the user wrote (the whole value must be
 /// grounded, not one word of it); or most content words are not in the user's words at all
-/// (a paraphrase, translation or decoding of something the user never said).
-fn check_not_laundered(value: &str, ctx: &GateContext<'_>) -> Result<(), RefusalReason> {
+/// (a paraphrase, translation or decoding of something the user never said; facts and
+/// tainted-turn memory writes only, see `Grounding`).
+fn check_not_laundered(
+    value: &str,
+    ctx: &GateContext<'_>,
+    grounding: Grounding,
+) -> Result<(), RefusalReason> {
     if ctx.tool_outputs.is_empty() {
         return Ok(());
     }
@@ -300,10 +305,21 @@ fn check_not_laundered(value: &str, ctx: &GateContext<'_>) -> Result<(), Refusal
     if missing.iter().any(|w| tools.iter().any(|t| occurs(t, w))) {
         return Err(RefusalReason::EchoesToolOutput);
     }
-    if missing.len() * 2 > content.len() {
+    if grounding == Grounding::Whole && missing.len() * 2 > content.len() {
         return Err(RefusalReason::Ungrounded);
     }
     Ok(())
+}
+
+/// How much of a text must be the user's own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Grounding {
+    /// A fact about the user, or text the model writes into memory in a tainted turn:
+    /// most content words must be the user's.
+    Whole,
+    /// Reflection's own inferences (learnings, summaries, intentions) are not quotes; they
+    /// only must not carry words that came from tool output.
+    NoToolWords,
 }
 
 /// The laundering check alone, for text the model writes into memory in a turn that read
@@ -319,7 +335,7 @@ pub fn check_grounded(
         user_text: Some(owner_text),
         tool_outputs: untrusted,
     };
-    check_not_laundered(text, &ctx)
+    check_not_laundered(text, &ctx, Grounding::Whole)
 }
 
 /// Lower-case alphanumeric words separated by single spaces (punctuation dropped).

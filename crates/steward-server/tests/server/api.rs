@@ -26,7 +26,10 @@ async fn json_reply_carries_every_field() {
             "reply": "Hello!",
             "model": "fake:model-1",
             "usage": {"input_tokens": 11, "output_tokens": 7},
-            "tool_calls": [{"name": "clock", "ok": true}, {"name": "web_fetch", "ok": false}],
+            "tool_calls": [
+                {"name": "clock", "ok": true, "touched": null},
+                {"name": "web_fetch", "ok": false, "touched": "GET https://example.com/"}
+            ],
             "approvals": [],
         })
     );

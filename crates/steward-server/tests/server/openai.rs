@@ -53,7 +53,8 @@ async fn non_streaming_reply_has_the_openai_shape() {
     assert_eq!(body["choices"][0]["index"], 0);
     assert_eq!(
         body["choices"][0]["message"],
-        json!({"role": "assistant", "content": "Hello!"})
+        json!({"role": "assistant", "content":
+            "Hello!\n\n[tool] clock (ok)\n[tool] web_fetch (failed): GET https://example.com/"})
     );
     assert_eq!(body["choices"][0]["finish_reason"], "stop");
     assert_eq!(

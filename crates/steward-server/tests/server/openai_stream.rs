@@ -51,12 +51,14 @@ async fn streams_role_then_deltas_then_stop_then_done() {
         .iter()
         .map(|c| c["choices"][0]["delta"].clone())
         .collect();
-    // Tool events are not sent on this API: only the two text deltas appear.
+    // Each tool call shows, on a line of its own, what it touched.
     assert_eq!(
         deltas,
         [
             json!({"role": "assistant"}),
             json!({"content": "Hel"}),
+            json!({"content": "\n[tool] clock (ok)\n"}),
+            json!({"content": "\n[tool] web_fetch (failed): GET https://example.com/\n"}),
             json!({"content": "lo!"}),
             json!({}),
         ]
@@ -67,9 +69,16 @@ async fn streams_role_then_deltas_then_stop_then_done() {
         .collect();
     assert_eq!(
         finish,
-        [Value::Null, Value::Null, Value::Null, json!("stop")]
+        [
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            json!("stop")
+        ]
     );
-    assert_eq!(chunks[3]["model"], "fake:model-1");
+    assert_eq!(chunks[5]["model"], "fake:model-1");
     assert!(chunks.iter().all(|c| c.get("usage").is_none()));
 }
 
