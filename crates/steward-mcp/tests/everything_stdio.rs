@@ -127,7 +127,7 @@ async fn lists_calls_reads_and_survives_a_kill() {
     let read = tool(&mgr, "everything", "everything__read_resource");
     let r = read.reach(&json!({"uri": uri}));
     assert_eq!(r.summary.as_deref(), Some(uri.as_str()));
-    assert_eq!(r.sends, [uri.clone()]);
+    assert_eq!(r.sends, std::slice::from_ref(&uri));
     assert_eq!(read.output_trust(), OutputTrust::Untrusted);
     let text = read.run(json!({"uri": uri}), &ctx()).await.unwrap();
     assert!(

@@ -64,7 +64,7 @@ impl Drop for PidFile {
     fn drop(&mut self) {
         for pid in self.pids() {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            if alive(pid) && cmdline.starts_with(b"sleep\0600") {
+            if alive(pid) && cmdline.starts_with(b"sleep\x00600") {
                 let _ = std::process::Command::new("kill")
                     .args(["-9", &pid.to_string()])
                     .status();

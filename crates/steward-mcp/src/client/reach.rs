@@ -146,7 +146,6 @@ mod tests {
         }
         assert_eq!(strings(&v), ["bottom"]);
         // serde_json's own recursive drop would overflow on this; take it apart by hand.
-        let mut v = v;
         while let Value::Array(mut items) = v {
             v = items.pop().unwrap_or(Value::Null);
         }
