@@ -31,6 +31,10 @@ pub struct ServerSpec {
     /// Advertise the sampling capability to this server. Requests are still refused (see
     /// `client::handler`), so this only lets servers that insist on it start.
     pub allow_sampling: bool,
+    /// Believe this server's `readOnlyHint`s (the owner vouches for it). Without it every
+    /// tool not overridden in `effects` asks, whatever the server claims: an annotation is
+    /// the server's word about itself, and a hostile server would say "read-only".
+    pub trust_annotations: bool,
 }
 
 /// How to reach a server.
@@ -59,7 +63,8 @@ pub const INHERITED_ENV: &[&str] = &[
 ];
 
 impl ServerSpec {
-    /// A spec with the defaults (enabled, default timeout, no overrides, no sampling).
+    /// A spec with the defaults (enabled, default timeout, no overrides, no sampling,
+    /// annotations not trusted).
     pub fn new(name: impl Into<String>, transport: Transport) -> Self {
         Self {
             name: name.into(),
@@ -68,6 +73,7 @@ impl ServerSpec {
             enabled: true,
             effects: BTreeMap::new(),
             allow_sampling: false,
+            trust_annotations: false,
         }
     }
 
@@ -216,6 +222,7 @@ impl fmt::Debug for ServerSpec {
             .field("enabled", &self.enabled)
             .field("effects", &self.effects)
             .field("allow_sampling", &self.allow_sampling)
+            .field("trust_annotations", &self.trust_annotations)
             .finish()
     }
 }

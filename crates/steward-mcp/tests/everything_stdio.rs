@@ -9,12 +9,14 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 use steward_mcp::{McpManager, SAMPLING_NEEDS_APPROVAL, SAMPLING_REFUSED, Status};
 use steward_protocol::{Effect, ToolCall};
-use steward_tools::ToolRegistry;
+use steward_tools::{OutputTrust, ToolRegistry};
 use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lists_calls_reads_and_survives_a_kill() {
-    let mgr = McpManager::start(vec![everything_stdio()]);
+    let mut spec = everything_stdio();
+    spec.trust_annotations = true;
+    let mgr = McpManager::start(vec![spec]);
     let st = connected(&mgr, "everything").await;
     let names: Vec<&str> = st.tools.iter().map(|t| t.name.as_str()).collect();
     for expected in [
@@ -33,7 +35,11 @@ async fn lists_calls_reads_and_survives_a_kill() {
         .iter()
         .find(|t| t.name == "everything__echo")
         .unwrap();
-    assert_eq!(echo_info.effect, Effect::Read, "readOnlyHint → read");
+    assert_eq!(
+        echo_info.effect,
+        Effect::Read,
+        "readOnlyHint → read (the owner trusts this server's annotations)"
+    );
     assert_eq!(echo_info.original, "echo");
     // No annotation saying read-only: the gate must ask.
     let toggle = st
@@ -45,6 +51,15 @@ async fn lists_calls_reads_and_survives_a_kill() {
     let pid = st.pid.expect("a stdio server has a pid");
 
     let echo = tool(&mgr, "everything", "everything__echo");
+    // What the call touches, for the taint rule and the card: the message goes to the server.
+    let reach = echo.reach(&json!({"message": "see https://example.com/x"}));
+    assert_eq!(
+        reach.summary.as_deref(),
+        Some("everything echo: see https://example.com/x")
+    );
+    assert_eq!(reach.sends, ["see https://example.com/x"]);
+    assert!(reach.urls.is_empty(), "text around a URL is not a URL");
+    assert_eq!(echo.output_trust(), OutputTrust::Untrusted);
     let out = echo
         .run(json!({"message": "hello mcp"}), &ctx())
         .await
@@ -110,6 +125,10 @@ async fn lists_calls_reads_and_survives_a_kill() {
         .unwrap_or_else(|| panic!("no demo:// resource in {listing}"))
         .to_owned();
     let read = tool(&mgr, "everything", "everything__read_resource");
+    let r = read.reach(&json!({"uri": uri}));
+    assert_eq!(r.summary.as_deref(), Some(uri.as_str()));
+    assert_eq!(r.sends, std::slice::from_ref(&uri));
+    assert_eq!(read.output_trust(), OutputTrust::Untrusted);
     let text = read.run(json!({"uri": uri}), &ctx()).await.unwrap();
     assert!(
         text.starts_with("<untrusted source=\"mcp:everything/resource\">"),
@@ -167,6 +186,12 @@ async fn sampling_is_refused() {
     // Without allow_sampling the capability is not advertised, so the server hides its tool.
     let plain = McpManager::start(vec![everything_stdio()]);
     let st = connected(&plain, "everything").await;
+    let echo = st.tools.iter().find(|t| t.original == "echo").unwrap();
+    assert_eq!(
+        echo.effect,
+        Effect::External,
+        "annotations are not trusted by default: even a read-only tool asks"
+    );
     assert!(
         !st.tools
             .iter()

@@ -16,10 +16,7 @@ use support::*;
 const TOKEN: &str = "hostile-token-0123456789";
 
 fn spec() -> ServerSpec {
-    let script = repo_root()
-        .join("crates/steward-mcp/tests/fixtures/hostile-server.mjs")
-        .to_string_lossy()
-        .into_owned();
+    let script = hostile_js();
     let mut env = BTreeMap::new();
     env.insert("HOSTILE_TOKEN".to_owned(), TOKEN.to_owned());
     let mut spec = ServerSpec::new(
@@ -54,14 +51,14 @@ async fn a_hostile_server_is_contained() {
         "{}",
         weird.summary.len()
     );
+    // (How annotations map to effects is pinned in annotations.rs.)
     let effect = |n: &str| st.tools.iter().find(|t| t.original == n).unwrap().effect;
     assert_eq!(effect("delete-all"), Effect::Destructive);
     assert_eq!(effect("sample"), Effect::External);
-    assert_eq!(effect("huge"), Effect::Read);
     assert_eq!(
-        effect("fence"),
+        effect("huge"),
         Effect::External,
-        "config override beats readOnlyHint"
+        "its readOnlyHint is not trusted by default"
     );
 
     // Every tool, hostile schema included, is accepted by the registry's checker.

@@ -18,7 +18,7 @@ fn both_transports_and_every_field() {
         &dir,
         "steward.toml",
         "[mcp.servers.files]\ncommand = \"npx\"\nargs = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\
-         env = { LOG = \"quiet\", KEY = \"k-${FILES_KEY}\" }\ntimeout_secs = 40\nallow_sampling = true\n\
+         env = { LOG = \"quiet\", KEY = \"k-${FILES_KEY}\" }\ntimeout_secs = 40\nallow_sampling = true\ntrust_annotations = true\n\
          tools.read_text_file.effect = \"read\"\ntools.\"write-file\".effect = \"destructive\"\n\n\
          [mcp.servers.tracker]\nurl = \"https://mcp.example.com/mcp\"\n\
          headers = { Authorization = \"Bearer ${TRACKER_TOKEN}\" }\nenabled = false\n\n\
@@ -31,7 +31,7 @@ fn both_transports_and_every_field() {
     let files = &servers[0];
     assert_eq!(files.name, "files");
     assert_eq!(files.timeout, Duration::from_secs(40));
-    assert!(files.enabled && files.allow_sampling);
+    assert!(files.enabled && files.allow_sampling && files.trust_annotations);
     assert_eq!(files.effects["read_text_file"], Effect::Read);
     assert_eq!(files.effects["write-file"], Effect::Destructive);
     match &files.transport {
@@ -45,6 +45,10 @@ fn both_transports_and_every_field() {
     }
     let tracker = &servers[1];
     assert!(!tracker.enabled && !tracker.allow_sampling);
+    assert!(
+        !tracker.trust_annotations,
+        "annotations are not trusted by default"
+    );
     assert_eq!(tracker.timeout, steward_mcp::DEFAULT_CALL_TIMEOUT);
     assert_eq!(tracker.effects["close_issue"], Effect::External);
     match &tracker.transport {
@@ -56,6 +60,14 @@ fn both_transports_and_every_field() {
     }
     let show = loaded.render_show();
     assert!(show.contains("mcp.servers.files"), "{show}");
+    assert!(
+        show.contains("/srv (annotations trusted)"),
+        "config show says whose annotations are trusted: {show}"
+    );
+    assert!(
+        !show.contains("mcp.example.com/mcp (disabled, annotations"),
+        "{show}"
+    );
     assert!(
         show.contains("http https://mcp.example.com/mcp (disabled)"),
         "{show}"
@@ -104,6 +116,18 @@ fn mistakes_are_refused_naming_server_field_and_line() {
         (
             "[mcp.servers.a]\ncommand = \"x\"\nenabled = \"yes\"\n",
             "must be true or false",
+        ),
+        (
+            "[mcp.servers.a]\ncommand = \"x\"\ntrust_annotations = \"yes\"\n",
+            "invalid value for `mcp.servers.a.trust_annotations` from file",
+        ),
+        (
+            "[mcp.servers.a]\ncommand = \"x\"\n\ntrust_annotations = 1\n",
+            "line 4: must be true or false, got an integer",
+        ),
+        (
+            "[mcp.servers.a]\ncommand = \"x\"\ntrust_anotations = true\n",
+            "did you mean `mcp.servers.a.trust_annotations`",
         ),
         (
             "[mcp.servers.a]\ncommand = \"x\"\ntools.t.effect = \"memory\"\n",

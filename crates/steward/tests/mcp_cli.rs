@@ -12,7 +12,8 @@ fn config(dir: &TempDir) -> PathBuf {
     let path = dir.path().join("steward.toml");
     let text = format!(
         "[mcp.servers.everything]\ncommand = \"node\"\nargs = [{js:?}, \"stdio\"]\n\
-         env = {{ EVERYTHING_TOKEN = \"${{EVERY_SECRET}}\" }}\ntools.echo.effect = \"external\"\n\n\
+         env = {{ EVERYTHING_TOKEN = \"${{EVERY_SECRET}}\" }}\ntools.echo.effect = \"external\"\n\
+         trust_annotations = true\n\n\
          [mcp.servers.broken]\ncommand = \"/nonexistent/mcp-server\"\ntimeout_secs = 5\n\n\
          [mcp.servers.off]\nurl = \"http://127.0.0.1:9/mcp\"\nenabled = false\n",
         js = everything_js()

@@ -155,6 +155,8 @@ async fn stdio_server_serves_memory_to_an_mcp_client() {
         },
     );
     spec.timeout = Duration::from_secs(20);
+    // Its read-only annotations are what `exercise` checks, so the client must believe them.
+    spec.trust_annotations = true;
     let mgr = McpManager::start(vec![spec]);
     connected(&mgr, "steward").await;
     exercise(&mgr, "steward").await;
@@ -338,6 +340,8 @@ async fn http_mcp_needs_the_token_and_serves_memory() {
     headers.insert("Authorization".to_owned(), format!("Bearer {TOKEN}"));
     let mut spec = ServerSpec::new("home", Transport::Http { url, headers });
     spec.timeout = Duration::from_secs(20);
+    // Its read-only annotations are what `exercise` checks, so the client must believe them.
+    spec.trust_annotations = true;
     let mgr = McpManager::start(vec![spec]);
     connected(&mgr, "home").await;
     exercise(&mgr, "home").await;

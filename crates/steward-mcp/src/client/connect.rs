@@ -6,6 +6,7 @@
 //! Owns: transports and the handshake. Does not own retrying, tool lists or calls (see
 //! `supervisor` and `tool`).
 
+use super::group::ChildGroup;
 use super::handler::{Handler, Signals};
 use crate::spec::{INHERITED_ENV, ServerSpec, Transport};
 use reqwest::header::{HeaderName, HeaderValue};
@@ -18,7 +19,7 @@ use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStderr, Command};
+use tokio::process::{ChildStderr, Command};
 
 /// Largest single JSON-RPC message we accept from a server (a line on stdio, a body or SSE
 /// event over HTTP). Tool results are cut to a few KB for the model anyway.
@@ -32,8 +33,9 @@ pub(crate) type Session = RunningService<RoleClient, Handler>;
 /// A live session plus what we need to watch it.
 pub(crate) struct Connection {
     pub session: Session,
-    /// The stdio child (None for HTTP). Killed when dropped.
-    pub child: Option<Child>,
+    /// The stdio child and its process group (None for HTTP). The group is killed when
+    /// dropped; `ChildGroup::stop` ends it politely first.
+    pub child: Option<ChildGroup>,
     pub pid: Option<u32>,
 }
 
@@ -123,6 +125,10 @@ pub(crate) async fn connect(
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
+                // Its own process group, so stopping it reaches whatever it started (see
+                // `group`); this also keeps a terminal's Ctrl-C from hitting it before
+                // Steward has shut down.
+                .process_group(0)
                 .kill_on_drop(true);
             for var in INHERITED_ENV {
                 if let Some(v) = std::env::var_os(var) {
@@ -130,11 +136,14 @@ pub(crate) async fn connect(
                 }
             }
             cmd.envs(env);
-            let mut child = cmd.spawn().map_err(|e| ConnectError::Spawn {
+            let child = cmd.spawn().map_err(|e| ConnectError::Spawn {
                 command: command.clone(),
                 reason: e.to_string(),
             })?;
-            let pid = child.id();
+            // Wrapped at once: from here on every early return kills the whole group.
+            let mut group = ChildGroup::new(child);
+            let pid = group.pid();
+            let child = group.child_mut();
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                 return Err(ConnectError::Spawn {
                     command: command.clone(),
@@ -154,7 +163,7 @@ pub(crate) async fn connect(
             let session = handler.serve(transport).await.map_err(handshake)?;
             Ok(Connection {
                 session,
-                child: Some(child),
+                child: Some(group),
                 pid,
             })
         }

@@ -7,7 +7,9 @@
 //! parsing (the binary) or policy (steward-core's approval gate sees each tool's effect).
 
 pub mod connect;
+pub(crate) mod group;
 pub mod handler;
+pub mod reach;
 pub mod state;
 pub mod supervisor;
 pub mod tool;
@@ -116,9 +118,8 @@ pub async fn probe(spec: &ServerSpec) -> ProbeReport {
             } = opened;
             let mut session = conn.session;
             let _ = session.close_with_timeout(Duration::from_secs(3)).await;
-            if let Some(mut child) = conn.child {
-                let _ = child.start_kill();
-                let _ = tokio::time::timeout(Duration::from_secs(3), child.wait()).await;
+            if let Some(mut group) = conn.child {
+                group.stop().await;
             }
             (handshake, elapsed.saturating_sub(handshake), Ok(infos))
         }

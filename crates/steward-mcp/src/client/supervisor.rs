@@ -7,6 +7,7 @@
 //! `connect`) or what a call does (see `tool`).
 
 use super::connect::{Connection, connect, scrub};
+use super::group::ChildGroup;
 use super::state::{ServerHandle, Status, ToolInfo};
 use super::tool::{McpTool, ResourceTool, describe, effect_for};
 use crate::names::namespaced;
@@ -94,6 +95,7 @@ async fn list(
         let effect = effect_for(
             t.annotations.as_ref(),
             h.spec.effects.get(t.name.as_ref()).copied(),
+            h.spec.trust_annotations,
         );
         let description = describe(&h.spec.name, t.description.as_deref());
         infos.push(ToolInfo {
@@ -104,6 +106,7 @@ async fn list(
         });
         tools.push(Arc::new(McpTool {
             handle: weak.clone(),
+            server: h.spec.name.clone(),
             name: name.clone(),
             original: t.name.to_string(),
             description,
@@ -123,6 +126,7 @@ async fn list(
             }
             let tool = ResourceTool {
                 handle: weak.clone(),
+                server: h.spec.name.clone(),
                 name: name.clone(),
                 read,
             };
@@ -305,17 +309,17 @@ async fn serve(h: &Arc<ServerHandle>, opened: Opened, stop: &CancellationToken) 
     if !ended {
         let _ = tokio::time::timeout(Duration::from_secs(3), &mut waiting).await;
     }
-    if let Some(mut c) = child {
-        let _ = c.start_kill();
-        let _ = tokio::time::timeout(Duration::from_secs(3), c.wait()).await;
+    if let Some(mut group) = child {
+        // The whole group, also after a crash: the leader may be gone, its helpers not.
+        group.stop().await;
     }
     why
 }
 
 /// Wait for the stdio child to exit; never resolves for HTTP servers.
-async fn wait_child(child: &mut Option<tokio::process::Child>) -> String {
+async fn wait_child(child: &mut Option<ChildGroup>) -> String {
     match child {
-        Some(c) => match c.wait().await {
+        Some(c) => match c.child_mut().wait().await {
             Ok(status) => status.to_string(),
             Err(e) => e.to_string(),
         },

@@ -7,6 +7,7 @@
 //! restarting (see `supervisor`).
 
 use super::connect::scrub;
+use super::reach;
 use super::state::ServerHandle;
 use crate::fence::{fence, resource_result_text, tool_result_text};
 use rmcp::ServiceError;
@@ -17,7 +18,7 @@ use serde_json::{Value, json};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 use steward_protocol::Effect;
-use steward_tools::{Tool, ToolContext, ToolError};
+use steward_tools::{Reach, Tool, ToolContext, ToolError};
 
 /// Longest tool description we pass on to the model, in characters.
 pub const MAX_DESCRIPTION: usize = 300;
@@ -26,15 +27,22 @@ const MAX_URI: usize = 2048;
 /// How long the health check after a timed-out call waits for a ping.
 const PING_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// readOnlyHint → Read; destructiveHint → Destructive; anything else → External (asks). An
-/// override from the configuration wins.
-pub fn effect_for(annotations: Option<&ToolAnnotations>, overridden: Option<Effect>) -> Effect {
+/// The effect a server tool gets. An override from the configuration wins. Otherwise
+/// `destructiveHint` → Destructive, even beside `readOnlyHint` (a tool that says both is
+/// lying one way or the other; the gate asks); `readOnlyHint` → Read only when the owner
+/// set `trust_annotations` for the server (annotations are the server's word about itself,
+/// and a hostile server would call everything read-only); anything else → External (asks).
+pub fn effect_for(
+    annotations: Option<&ToolAnnotations>,
+    overridden: Option<Effect>,
+    trust_annotations: bool,
+) -> Effect {
     if let Some(e) = overridden {
         return e;
     }
     match annotations {
-        Some(a) if a.read_only_hint == Some(true) => Effect::Read,
         Some(a) if a.destructive_hint == Some(true) => Effect::Destructive,
+        Some(a) if trust_annotations && a.read_only_hint == Some(true) => Effect::Read,
         _ => Effect::External,
     }
 }
@@ -47,6 +55,8 @@ pub(crate) fn describe(server: &str, text: Option<&str>) -> String {
 
 pub(crate) struct McpTool {
     pub handle: Weak<ServerHandle>,
+    /// The server's configured name (for `reach`'s summary).
+    pub server: String,
     pub name: String,
     pub original: String,
     pub description: String,
@@ -57,6 +67,7 @@ pub(crate) struct McpTool {
 /// `list` or `read`: the two resource tools a server with resources gets.
 pub(crate) struct ResourceTool {
     pub handle: Weak<ServerHandle>,
+    pub server: String,
     pub name: String,
     pub read: bool,
 }
@@ -156,6 +167,12 @@ impl Tool for McpTool {
         self.effect
     }
 
+    /// Every string argument goes to the server; http(s) URLs among them may be fetched.
+    /// Output stays untrusted (the default): a server's text is someone else's.
+    fn reach(&self, args: &Value) -> Reach {
+        reach::tool_reach(&self.server, &self.original, &self.parameters, args)
+    }
+
     async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
         let h = server(&self.handle)?;
         let (peer, generation) = h.peer().ok_or_else(|| not_connected(&h))?;
@@ -213,6 +230,17 @@ impl Tool for ResourceTool {
 
     fn effect(&self) -> Effect {
         Effect::Read
+    }
+
+    /// Reading sends the URI to the server; listing sends nothing.
+    fn reach(&self, args: &Value) -> Reach {
+        match args.get("uri").and_then(Value::as_str) {
+            Some(uri) if self.read => reach::resource_reach(uri),
+            _ => Reach {
+                summary: Some(format!("{}: list resources", self.server)),
+                ..Reach::default()
+            },
+        }
     }
 
     async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {

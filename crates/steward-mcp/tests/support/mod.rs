@@ -50,6 +50,14 @@ pub fn everything_js() -> String {
         .into_owned()
 }
 
+/// The deliberately misbehaving server (tests/fixtures/hostile-server.mjs).
+pub fn hostile_js() -> String {
+    repo_root()
+        .join("crates/steward-mcp/tests/fixtures/hostile-server.mjs")
+        .to_string_lossy()
+        .into_owned()
+}
+
 pub fn stdio_spec(name: &str, args: Vec<String>) -> ServerSpec {
     let mut spec = ServerSpec::new(
         name,

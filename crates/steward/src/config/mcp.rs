@@ -2,9 +2,10 @@
 //! MCP clients declare them, turned into `steward_mcp::ServerSpec`s.
 //!
 //! Owns: the table's fields and their checks, `${VAR}` expansion in `env` and `headers`
-//! values (so secrets can stay in the environment), the `config show` entries and the
-//! reference text in `docs/CONFIG.md`. Does not own connecting (steward-mcp). Errors name the
-//! server, the field and the line, and never quote an `env` or `headers` value.
+//! values (so secrets can stay in the environment) and the `config show` entries; the
+//! reference text in `docs/CONFIG.md` is in `mcp/docs.rs`. Does not own connecting
+//! (steward-mcp). Errors name the server, the field and the line, and never quote an `env`
+//! or `headers` value.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,7 +15,10 @@ use steward_mcp::{ServerSpec, Transport, parse_effect, valid_server_name};
 use toml::de::{DeTable, DeValue};
 
 use super::suggest::closest;
+
+mod docs;
 use super::{ConfigError, Entry, Shown, Source};
+pub use docs::DOCS;
 
 /// Fields of one `[mcp.servers.NAME]` table.
 const FIELDS: &[&str] = &[
@@ -26,42 +30,10 @@ const FIELDS: &[&str] = &[
     "timeout_secs",
     "enabled",
     "allow_sampling",
+    "trust_annotations",
     "tools",
 ];
 const MAX_TIMEOUT_SECS: i128 = 600;
-
-/// The reference appended to `docs/CONFIG.md`.
-pub const DOCS: &str = "## MCP servers\n\n\
-Each `[mcp.servers.NAME]` table declares one MCP server whose tools Steward offers to the model \
-as `NAME__tool` (NAME: 1-32 of `a-z`, `0-9`, `_`, no leading, trailing or double `_`). Servers \
-connect in the background: start-up never waits for them, and a server that fails is retried \
-with capped exponential backoff (0.5 s doubling to 60 s). `steward mcp list` and \
-`steward mcp test NAME` show what each one offers and whether it works.\n\n\
-| field | meaning |\n|---|---|\n\
-| `command` | program to run; it speaks MCP on stdin/stdout. It inherits only PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LC_ALL, TMPDIR and TZ from Steward's environment, never its API keys |\n\
-| `args` | its arguments (array of strings) |\n\
-| `env` | extra environment for it (table of strings; values are secret: never logged or shown) |\n\
-| `url` | instead of `command`: a streamable HTTP endpoint (`http://` or `https://`) |\n\
-| `headers` | HTTP headers for `url`, e.g. `Authorization` (values are secret) |\n\
-| `timeout_secs` | limit for connecting and for every call, 1-600 (default 25). A call is also cut at the tool limit of 30 s, whichever comes first; a longer value helps slow starts (`npx` downloading a package) |\n\
-| `enabled` | `false` keeps it configured but not started (default `true`) |\n\
-| `allow_sampling` | advertise the sampling capability to it (default `false`). Sampling requests are refused either way in this version: approving them is not implemented yet |\n\
-| `tools.TOOL.effect` | override the effect of the server's tool `TOOL`: `read` (runs without asking), `write`, `external` or `destructive` (ask first) |\n\n\
-Without an override a tool's effect comes from its annotations: `readOnlyHint` → read, \
-`destructiveHint` → destructive, anything else → external, so the approval gate asks. In \
-`env` and `headers` values and in `url`, `${VAR}` is replaced by the environment variable VAR \
-(an unset VAR is an error), so secrets need not be written in the file; listings show a URL \
-without its query and credentials.\n\n\
-```toml\n\
-[mcp.servers.files]\n\
-command = \"npx\"\n\
-args = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/home/me/notes\"]\n\
-tools.read_text_file.effect = \"read\"\n\n\
-[mcp.servers.tracker]\n\
-url = \"https://mcp.example.com/mcp\"\n\
-headers = { Authorization = \"Bearer ${TRACKER_TOKEN}\" }\n\
-timeout_secs = 20\n\
-```\n";
 
 /// A value from an `[mcp.servers.NAME]` table, detached from the parser.
 #[derive(Debug, Clone, PartialEq)]
@@ -441,6 +413,7 @@ pub(crate) fn build(
     }
     spec.enabled = flag("enabled", true)?;
     spec.allow_sampling = flag("allow_sampling", false)?;
+    spec.trust_annotations = flag("trust_annotations", false)?;
     match get("tools") {
         None => {}
         Some(Raw::Tools(t)) => {
@@ -458,11 +431,22 @@ pub(crate) fn build(
         }
         Some(_) => return Err(shape("tools", "a table like tools.NAME.effect = \"read\"")),
     }
+    let mut notes = Vec::new();
+    if !spec.enabled {
+        notes.push("disabled");
+    }
+    if spec.trust_annotations {
+        notes.push("annotations trusted");
+    }
     let shown = format!(
         "{} {}{}",
         spec.transport_kind(),
         spec.target(),
-        if spec.enabled { "" } else { " (disabled)" }
+        if notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", notes.join(", "))
+        }
     );
     let entry = Entry {
         key: table_key,
