@@ -195,10 +195,10 @@ async fn turn_body(
         .recent_messages(conversation, settings.history_messages)
         .await?;
     let mut messages = trim_history(&stored, settings.history_messages);
-    // What the user said is saved before anything can fail.
+    // What the user said is saved before anything can fail (the store scrubs what it keeps).
     inner
         .store
-        .append_messages(conversation, &[Message::user(scrub(&inbound.text))])
+        .append_messages(conversation, &[Message::user(inbound.text.clone())])
         .await?;
     let context = context_block(inner.now_unix(), settings.timezone.as_deref());
     let remembered = if kind == TurnKind::User {
@@ -208,7 +208,7 @@ async fn turn_body(
     };
     messages.push(Message::user(format!(
         "{context}{remembered}{}",
-        scrub(&inbound.text)
+        inbound.text
     )));
 
     let mut request = ChatRequest {
@@ -226,10 +226,8 @@ async fn turn_body(
     };
     for round in 1..=settings.max_rounds {
         let mut response = call_model(ctx, &primary, &request, &on_text, round).await?;
+        // Stored text is scrubbed by the store; this copy also reaches the surfaces.
         response.text = scrub(&response.text);
-        for call in &mut response.tool_calls {
-            call.arguments = scrub(&call.arguments);
-        }
         usage.add(response.usage);
         let span = tracing::Span::current();
         span.record("model", response.model.as_str());
@@ -312,8 +310,8 @@ async fn call_model(
         .map_err(Failure::from)
 }
 
-/// NUL cannot be stored (PostgreSQL text refuses it) and has no meaning in a chat:
-/// it becomes U+FFFD so a stray byte from a tool or a client never fails a turn.
+/// NUL has no meaning in a chat: it becomes U+FFFD in text shown to surfaces. What is
+/// stored goes through the store's own scrub (`steward_store::storable`), the one boundary.
 pub(crate) fn scrub(s: &str) -> String {
     s.replace('\0', "\u{FFFD}")
 }
