@@ -1,6 +1,7 @@
 //! `Steward` as the `ApprovalDesk` every surface uses, plus the approval chores the process
-//! owns: crash recovery at start, the expiry sweep, and the follow-up turn that lets the
-//! agent continue once an approved action has run.
+//! owns: crash recovery at start (and its notice in the conversation), the expiry sweep, and
+//! the follow-up turn that lets the agent continue once an approved action has run (carrying
+//! the new card when the action's effect had changed).
 
 use crate::approvals::card::render_card;
 use crate::approvals::{Resolved, now_ms, store_err};
@@ -10,8 +11,9 @@ use crate::turn::TurnKind;
 use std::time::Duration;
 use steward_protocol::{
     ActionCard, ActionKind, ActionStatus, ConversationId, Decision, Grant, Inbound, Message,
-    PendingAction, Principal, Surface,
+    PendingAction, Principal, Surface, TurnEvent,
 };
+use tokio::sync::mpsc;
 use tracing::Instrument;
 
 const MAX_GRANT_HOURS: u32 = 168;
@@ -22,8 +24,21 @@ fn fence(text: &str) -> String {
 }
 
 /// Steward's note to the model after a decision: what ran and what came of it.
-fn follow_up_note(action: &PendingAction) -> String {
+fn follow_up_note(action: &PendingAction, reissued: Option<&PendingAction>) -> String {
     let outcome = action.outcome.as_deref().unwrap_or("");
+    if let Some(fresh) = reissued {
+        return format!(
+            "<action_result id=\"{}\" tool=\"{}\" status=\"{}\">\n{}\n</action_result>\n\
+             The user approved this action but it did NOT run: what it would do changed since they saw the card, so nothing was changed. \
+             [APPROVAL_PENDING:{}] A new approval card shows what it would do now and waits for the user. \
+             Tell the user in one or two sentences what changed; do not call the tool again.",
+            action.id,
+            action.tool,
+            action.status.as_str(),
+            fence(outcome),
+            fresh.id
+        );
+    }
     match action.kind {
         ActionKind::Plan => format!(
             "<action_result id=\"{}\" kind=\"plan\" status=\"{}\">\n{}\n</action_result>\n\
@@ -51,16 +66,40 @@ fn follow_up_note(action: &PendingAction) -> String {
     }
 }
 
+/// `events` with `card` inserted right after `Started`, so a surface shows the new card of
+/// a follow-up like any card a turn raises. A gone receiver is simply dropped: the turn
+/// still runs and persists.
+fn with_card(mut events: TurnStream, card: ActionCard) -> TurnStream {
+    let (tx, rx) = mpsc::channel(8);
+    tokio::spawn(async move {
+        let mut card = Some(card);
+        while let Some(event) = events.recv().await {
+            let started = matches!(event, TurnEvent::Started { .. });
+            if tx.send(event).await.is_err() {
+                return;
+            }
+            if started
+                && let Some(card) = card.take()
+                && tx.send(TurnEvent::ApprovalRequired { card }).await.is_err()
+            {
+                return;
+            }
+        }
+    });
+    rx
+}
+
 impl Steward {
-    /// Start-up duties: mark actions a crash interrupted as failed (never re-run) and tell
-    /// their owners in their conversations; then expire overdue cards every `sweep_every`
+    /// Start-up duties: mark actions a crash interrupted (left confirmed or running) as
+    /// failed — "interrupted — it may have run", never re-run — and tell their owners in
+    /// their conversations; then expire overdue cards every `sweep_every`
     /// in the background. Returns how many actions were marked interrupted.
     pub async fn start_approvals(&self, sweep_every: Duration) -> Result<usize, ApprovalError> {
         let interrupted = self.inner.approvals.recover_interrupted().await?;
         for action in &interrupted {
-            tracing::warn!(action = %action.id, tool = %action.tool, "action interrupted by a restart; marked failed");
+            tracing::warn!(action = %action.id, tool = %action.tool, "action interrupted by a restart (it may have run); marked failed");
             let notice = format!(
-                "⚠ The approved action `{}` (id {}) was interrupted because Steward stopped before it finished. It was not run again; check its effects and ask me to retry if needed.",
+                "⚠ The approved action `{}` (id {}) was interrupted — it may have run: Steward stopped before recording its result. Steward did not retry it; check whether it took effect and ask me to retry if needed.",
                 action.tool, action.id
             );
             let _ = self
@@ -94,16 +133,20 @@ impl Steward {
         self.inner.approvals.expire_overdue().await
     }
 
-    fn follow_up(&self, action: &PendingAction) -> TurnStream {
-        self.enqueue(
+    fn follow_up(&self, action: &PendingAction, reissued: Option<&PendingAction>) -> TurnStream {
+        let events = self.enqueue(
             Inbound {
                 conversation: action.conversation.clone(),
                 principal: action.principal.clone(),
                 surface: action.surface,
-                text: follow_up_note(action),
+                text: follow_up_note(action, reissued),
             },
             TurnKind::FollowUp,
-        )
+        );
+        match reissued {
+            Some(fresh) => with_card(events, render_card(fresh, None)),
+            None => events,
+        }
     }
 }
 
@@ -128,11 +171,16 @@ impl ApprovalDesk for Steward {
             Resolved::Applied {
                 action,
                 continue_turn,
+                reissued,
             } => {
-                let follow_up = continue_turn.then(|| self.follow_up(&action));
+                let follow_up = continue_turn.then(|| self.follow_up(&action, reissued.as_deref()));
                 Resolution::Applied { action, follow_up }
             }
             Resolved::AlreadyDone(action) => Resolution::AlreadyDone { action },
+            // Still pending yet not applied: the decision was made on an older card.
+            Resolved::Conflict(action) if action.status == ActionStatus::Pending => {
+                Resolution::Stale { action }
+            }
             Resolved::Conflict(action) => Resolution::Conflict { action },
         })
     }
@@ -236,7 +284,40 @@ mod tests {
     }
 
     #[test]
-    fn interrupted_text_says_it_was_not_rerun() {
-        assert!(INTERRUPTED.contains("not run again"));
+    fn interrupted_text_says_it_may_have_run() {
+        assert!(INTERRUPTED.contains("it may have run"));
+        assert!(!INTERRUPTED.contains("not run"));
+    }
+
+    #[test]
+    fn a_reissued_card_is_named_to_the_model_as_pending_and_not_run() {
+        let action = PendingAction {
+            id: "old".into(),
+            kind: ActionKind::Tool,
+            tool: "db_execute".into(),
+            arguments: "{}".into(),
+            payload_hash: "h".into(),
+            preview: String::new(),
+            trace_id: "t".into(),
+            conversation: ConversationId::parse("c").unwrap(),
+            surface: Surface::Http,
+            principal: Principal::owner(),
+            created_at_ms: 0,
+            expires_at_ms: 1,
+            status: ActionStatus::Failed,
+            revision: 0,
+            awaiting_edit: false,
+            outcome: Some("changed</action_result>".into()),
+            updated_at_ms: 0,
+        };
+        let fresh = PendingAction {
+            id: "new".into(),
+            ..action.clone()
+        };
+        let note = follow_up_note(&action, Some(&fresh));
+        assert!(note.contains("[APPROVAL_PENDING:new]"), "{note}");
+        assert!(note.contains("did NOT run"), "{note}");
+        assert_eq!(note.matches("</action_result").count(), 1, "{note}");
+        assert!(follow_up_note(&action, None).contains("has now failed"));
     }
 }

@@ -23,7 +23,10 @@ pub trait Assistant: Send + Sync + 'static {
 #[derive(Debug)]
 pub enum Resolution {
     /// This decision was applied. For a confirm, `action` is in its final state (executed
-    /// or failed) and `follow_up` is the agent's turn continuing from the result.
+    /// or failed) and `follow_up` is the agent's turn continuing from the result. When the
+    /// tool found its effect changed since approval, `action` failed having changed nothing,
+    /// and the follow-up's events carry the new card (an `ApprovalRequired` right after
+    /// `Started`).
     Applied {
         action: PendingAction,
         follow_up: Option<TurnStream>,
@@ -32,6 +35,10 @@ pub enum Resolution {
     AlreadyDone { action: PendingAction },
     /// A different decision won (or the action expired): here is the actual state.
     Conflict { action: PendingAction },
+    /// The decision was made on a card that is no longer current (the action was revised
+    /// since, e.g. a confirm carried an older `revision`): nothing ran, the action is still
+    /// pending, and this is it as it is now; show its card again.
+    Stale { action: PendingAction },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -49,7 +56,8 @@ pub enum ApprovalError {
 #[async_trait::async_trait]
 pub trait ApprovalDesk: Send + Sync + 'static {
     /// The only way an action leaves `pending`. Compare-and-set: one winner; the same
-    /// decision twice is `AlreadyDone`; a conflicting one gets `Conflict` with the state.
+    /// decision twice is `AlreadyDone`; a conflicting one gets `Conflict` with the state; a
+    /// confirm of a revision other than the current one gets `Stale`.
     async fn resolve(
         &self,
         id: &str,

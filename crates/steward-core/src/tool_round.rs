@@ -3,7 +3,7 @@
 //! runs until a human decides through `resolve`.
 
 use crate::approvals::{Containment, GateOutcome, card::render_card, gate_calls};
-use crate::turn::{EVENT_OUTPUT_CHARS, Failure, TurnContext, scrub, shorten};
+use crate::turn::{EVENT_OUTPUT_CHARS, Failure, TurnContext, shorten};
 use steward_protocol::{Inbound, Message, ToolCall, TurnEvent};
 use steward_tools::ToolContext;
 use tokio::sync::mpsc;
@@ -52,7 +52,8 @@ pub(crate) async fn run_tool_round(
                 outcome
             }
         };
-        results.push(Message::tool_result(call, scrub(&outcome.output)));
+        // The store scrubs what it keeps (NUL included): the output goes as it came.
+        results.push(Message::tool_result(call, outcome.output));
     }
     for action in &parked {
         let _ = events.send(TurnEvent::ApprovalRequired {

@@ -207,10 +207,10 @@ async fn turn_body(
         TurnKind::User => taint.add_owner(&inbound.text),
         TurnKind::FollowUp => taint.add_follow_up(&inbound.text, &inner.tools),
     }
-    // What the user said is saved before anything can fail.
+    // What the user said is saved before anything can fail (the store scrubs what it keeps).
     inner
         .store
-        .append_messages(conversation, &[Message::user(scrub(&inbound.text))])
+        .append_messages(conversation, &[Message::user(inbound.text.clone())])
         .await?;
     let context = context_block(inner.now_unix(), settings.timezone.as_deref());
     let remembered = if kind == TurnKind::User {
@@ -224,7 +224,7 @@ async fn turn_body(
     };
     messages.push(Message::user(format!(
         "{context}{remembered}{}",
-        scrub(&inbound.text)
+        inbound.text
     )));
 
     let mut request = ChatRequest {
@@ -258,10 +258,8 @@ async fn turn_body(
         if !held.is_empty() {
             let _ = events.send(TurnEvent::TextDelta { text: held });
         }
+        // Stored text is scrubbed by the store; this copy also reaches the surfaces.
         response.text = crate::reply::defuse_images(&scrub(&response.text));
-        for call in &mut response.tool_calls {
-            call.arguments = scrub(&call.arguments);
-        }
         usage.add(response.usage);
         let span = tracing::Span::current();
         span.record("model", response.model.as_str());
@@ -361,8 +359,8 @@ async fn call_model(
         .map_err(Failure::from)
 }
 
-/// NUL cannot be stored (PostgreSQL text refuses it) and has no meaning in a chat:
-/// it becomes U+FFFD so a stray byte from a tool or a client never fails a turn.
+/// NUL has no meaning in a chat: it becomes U+FFFD in text shown to surfaces. What is
+/// stored goes through the store's own scrub (`steward_store::storable`), the one boundary.
 pub(crate) fn scrub(s: &str) -> String {
     s.replace('\0', "\u{FFFD}")
 }

@@ -19,6 +19,8 @@ use steward_testkit::{FakeModel, Reply, Step};
 #[derive(Debug, Clone)]
 enum Op {
     Confirm(usize),
+    /// A confirm carrying a revision the action does not have (a card shown before a revise).
+    ConfirmStale(usize),
     Cancel(usize),
     Revise(usize),
     Sweep,
@@ -27,6 +29,7 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         (0usize..3).prop_map(Op::Confirm),
+        (0usize..3).prop_map(Op::ConfirmStale),
         (0usize..3).prop_map(Op::Cancel),
         (0usize..3).prop_map(Op::Revise),
         Just(Op::Sweep),
@@ -92,6 +95,7 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
     // Reference: every action's expected state and expected number of runs.
     let mut state = vec![ActionStatus::Pending; expired.len()];
     let mut runs = vec![0usize; expired.len()];
+    let mut revisions = vec![0u32; expired.len()];
     let mut revision_seed = 0;
     for op in ops {
         match op {
@@ -100,7 +104,9 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
                     .steward
                     .resolve(
                         &format!("act-{i}"),
-                        Decision::Confirm,
+                        Decision::Confirm {
+                            revision: revisions[i],
+                        },
                         Principal::owner(),
                         Surface::Web,
                     )
@@ -127,6 +133,29 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
                         assert!(matches!(res, Resolution::AlreadyDone { .. }), "{res:?}")
                     }
                     _ => assert!(matches!(res, Resolution::Conflict { .. }), "{res:?}"),
+                }
+            }
+            Op::ConfirmStale(i) => {
+                let res = h
+                    .steward
+                    .resolve(
+                        &format!("act-{i}"),
+                        Decision::Confirm {
+                            revision: revisions[i] + 1,
+                        },
+                        Principal::owner(),
+                        Surface::Web,
+                    )
+                    .await
+                    .unwrap();
+                // Never runs; a live pending card is reported stale, an overdue one expires.
+                if state[i] == ActionStatus::Pending && !expired[i] {
+                    assert!(matches!(res, Resolution::Stale { .. }), "{res:?}");
+                } else {
+                    if state[i] == ActionStatus::Pending {
+                        state[i] = ActionStatus::Expired;
+                    }
+                    assert!(matches!(res, Resolution::Conflict { .. }), "{res:?}");
                 }
             }
             Op::Cancel(i) => {
@@ -166,8 +195,13 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
                     .unwrap();
                 if state[i] == ActionStatus::Pending && !expired[i] {
                     assert!(matches!(res, Resolution::Applied { .. }), "{res:?}");
+                    revisions[i] += 1;
                 } else {
                     assert!(matches!(res, Resolution::Conflict { .. }), "{res:?}");
+                    if state[i] == ActionStatus::Pending {
+                        // A late revise expires the overdue card, like a late confirm.
+                        state[i] = ActionStatus::Expired;
+                    }
                 }
             }
             Op::Sweep => {
@@ -185,12 +219,14 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
             let audit = h.store.list_audit(&stored.id).await.unwrap();
             let executed_at = audit.iter().position(|e| e.event == "executed");
             let confirmed_at = audit.iter().position(|e| e.event == "confirm");
+            let running_at = audit.iter().position(|e| e.event == "running");
             if let Some(x) = executed_at {
                 assert!(
-                    confirmed_at.is_some_and(|c| c < x),
-                    "executed implies confirmed first: {audit:?}"
+                    confirmed_at.is_some_and(|c| running_at.is_some_and(|r| c < r && r < x)),
+                    "executed implies confirmed, then running, first: {audit:?}"
                 );
             }
+            assert_eq!(stored.revision, revisions[i], "action {i}");
         }
         assert_eq!(tool.count(), runs.iter().sum::<usize>());
     }
@@ -285,8 +321,13 @@ async fn tool_policy_matrix_side_effects_only_with_an_approval_for_that_payload(
                     assert_eq!(tool.count(), 0, "{label}: no run before approval");
                     assert_eq!(cards.len(), 1, "{label}");
                     fake.push(Step::Reply(Reply::text("done")));
-                    resolve_and_finish(&h.steward, &cards[0].action_id, Decision::Confirm, surface)
-                        .await;
+                    resolve_and_finish(
+                        &h.steward,
+                        &cards[0].action_id,
+                        Decision::Confirm { revision: 0 },
+                        surface,
+                    )
+                    .await;
                     assert_eq!(tool.count(), 1, "{label}: runs once after approval");
                     assert_eq!(
                         tool.last_args().unwrap()["to"],

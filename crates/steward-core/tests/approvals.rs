@@ -90,7 +90,12 @@ async fn confirm_runs_the_exact_payload_once_and_the_agent_continues() {
     fake.push(Step::Reply(Reply::text("Sent to Bob.")));
     let res = h
         .steward
-        .resolve(&id, Decision::Confirm, owner(), Surface::Http)
+        .resolve(
+            &id,
+            Decision::Confirm { revision: 0 },
+            owner(),
+            Surface::Http,
+        )
         .await
         .unwrap();
     let Resolution::Applied {
@@ -114,7 +119,12 @@ async fn confirm_runs_the_exact_payload_once_and_the_agent_continues() {
     // Confirming again is harmless and runs nothing.
     let again = h
         .steward
-        .resolve(&id, Decision::Confirm, owner(), Surface::Web)
+        .resolve(
+            &id,
+            Decision::Confirm { revision: 0 },
+            owner(),
+            Surface::Web,
+        )
         .await
         .unwrap();
     assert!(matches!(again, Resolution::AlreadyDone { .. }), "{again:?}");
@@ -151,7 +161,7 @@ async fn fifty_concurrent_confirms_execute_exactly_once() {
         tasks.push(tokio::spawn(async move {
             s.resolve(
                 &id,
-                Decision::Confirm,
+                Decision::Confirm { revision: 0 },
                 Principal(format!("p{}", i % 3)),
                 surfaces[i % 5],
             )
@@ -180,8 +190,13 @@ async fn confirm_racing_cancel_gives_one_decision() {
         let (a, b) = (h.steward.clone(), h.steward.clone());
         let (ia, ib) = (id.clone(), id.clone());
         let confirm = tokio::spawn(async move {
-            a.resolve(&ia, Decision::Confirm, owner(), Surface::Http)
-                .await
+            a.resolve(
+                &ia,
+                Decision::Confirm { revision: 0 },
+                owner(),
+                Surface::Http,
+            )
+            .await
         });
         let cancel = tokio::spawn(async move {
             b.resolve(&ib, Decision::Cancel, owner(), Surface::Web)
@@ -221,7 +236,12 @@ async fn confirm_after_expiry_runs_nothing_and_the_sweep_expires_unseen_cards() 
 
     let res = h
         .steward
-        .resolve(&late, Decision::Confirm, owner(), Surface::Http)
+        .resolve(
+            &late,
+            Decision::Confirm { revision: 0 },
+            owner(),
+            Surface::Http,
+        )
         .await
         .unwrap();
     let Resolution::Conflict { action } = res else {
@@ -237,7 +257,12 @@ async fn confirm_after_expiry_runs_nothing_and_the_sweep_expires_unseen_cards() 
     );
     let res = h
         .steward
-        .resolve(&unseen, Decision::Confirm, owner(), Surface::Http)
+        .resolve(
+            &unseen,
+            Decision::Confirm { revision: 0 },
+            owner(),
+            Surface::Http,
+        )
         .await
         .unwrap();
     assert!(matches!(res, Resolution::Conflict { .. }));
@@ -253,7 +278,13 @@ async fn identical_pending_calls_need_one_approval_each() {
     let second = park_one(&fake, &h, "same", "z@example.com").await;
     assert_ne!(first, second);
     fake.push(Step::Reply(Reply::text("ok")));
-    resolve_and_finish(&h.steward, &first, Decision::Confirm, Surface::Http).await;
+    resolve_and_finish(
+        &h.steward,
+        &first,
+        Decision::Confirm { revision: 0 },
+        Surface::Http,
+    )
+    .await;
     assert_eq!(tool.count(), 1);
     assert_eq!(
         h.steward.get(&second).await.unwrap().unwrap().status,
@@ -318,7 +349,13 @@ async fn a_revision_is_revalidated_stays_pending_and_binds_the_new_payload() {
     assert_eq!(action.preview, "would act for new@example.com");
 
     fake.push(Step::Reply(Reply::text("done")));
-    resolve_and_finish(&h.steward, &id, Decision::Confirm, Surface::Http).await;
+    resolve_and_finish(
+        &h.steward,
+        &id,
+        Decision::Confirm { revision: 1 },
+        Surface::Http,
+    )
+    .await;
     assert_eq!(tool.last_args().unwrap()["to"], "new@example.com");
     // Arguments changed after approval are refused.
     let after = h
@@ -417,7 +454,12 @@ async fn two_consequential_steps_become_one_plan_card_and_each_step_still_asks()
     fake.push(Step::Reply(Reply::text("First step awaits your approval.")));
     let res = h
         .steward
-        .resolve(&c[0].action_id, Decision::Confirm, owner(), Surface::Http)
+        .resolve(
+            &c[0].action_id,
+            Decision::Confirm { revision: 0 },
+            owner(),
+            Surface::Http,
+        )
         .await
         .unwrap();
     let Resolution::Applied {
@@ -499,12 +541,21 @@ async fn a_confirmed_but_unfinished_action_is_failed_at_start_and_never_rerun() 
     );
     let after = h.steward.get(&action.id).await.unwrap().unwrap();
     assert_eq!(after.status, ActionStatus::Failed);
-    assert!(after.outcome.unwrap().contains("interrupted"));
+    assert!(
+        after
+            .outcome
+            .unwrap()
+            .starts_with("interrupted — it may have run")
+    );
     assert_eq!(tool.count(), 0);
     let conv = steward_protocol::ConversationId::parse("crash").unwrap();
     let history = h.store.recent_messages(&conv, 50).await.unwrap();
     assert!(
-        history.last().unwrap().content.contains("interrupted"),
+        history
+            .last()
+            .unwrap()
+            .content
+            .contains("interrupted — it may have run"),
         "the owner is told"
     );
     // The ordinary pending one is untouched by recovery.
@@ -525,7 +576,13 @@ async fn every_decision_is_audited_and_scored_on_the_originating_trace() {
     let revised = park_one(&fake, &h, "s3", "c@example.com").await;
 
     fake.push(Step::Reply(Reply::text("ok")));
-    resolve_and_finish(&h.steward, &confirmed, Decision::Confirm, Surface::Http).await;
+    resolve_and_finish(
+        &h.steward,
+        &confirmed,
+        Decision::Confirm { revision: 0 },
+        Surface::Http,
+    )
+    .await;
     h.steward
         .resolve(&cancelled, Decision::Cancel, owner(), Surface::Web)
         .await
@@ -566,7 +623,7 @@ async fn every_decision_is_audited_and_scored_on_the_originating_trace() {
             && x.action_id.as_deref() == Some(confirmed.as_str())),
         "{s:?}"
     );
-    assert_eq!(a, ["created", "confirm", "executed"]);
+    assert_eq!(a, ["created", "confirm", "running", "executed"]);
     let (s, a) = score(&cancelled).await;
     assert!(
         s.iter()

@@ -4,13 +4,17 @@
 use crate::{ConversationId, Principal, Surface};
 use serde::{Deserialize, Serialize};
 
-/// States: pending → confirmed → executed | failed; pending → cancelled | expired.
-/// A revision keeps the action pending with a new payload.
+/// States: pending → confirmed → running → executed | failed; pending → cancelled | expired.
+/// A revision keeps the action pending with a new payload. `running` is written before the
+/// tool starts, so after a crash an action left `confirmed` or `running` is known to be
+/// interrupted and is reported as "it may have run", never as "it was not run".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActionStatus {
     Pending,
     Confirmed,
+    /// The tool has been (or is being) started; its result is not recorded yet.
+    Running,
     Executed,
     Failed,
     Cancelled,
@@ -22,6 +26,7 @@ impl ActionStatus {
         match self {
             ActionStatus::Pending => "pending",
             ActionStatus::Confirmed => "confirmed",
+            ActionStatus::Running => "running",
             ActionStatus::Executed => "executed",
             ActionStatus::Failed => "failed",
             ActionStatus::Cancelled => "cancelled",
@@ -33,6 +38,7 @@ impl ActionStatus {
         Some(match s {
             "pending" => ActionStatus::Pending,
             "confirmed" => ActionStatus::Confirmed,
+            "running" => ActionStatus::Running,
             "executed" => ActionStatus::Executed,
             "failed" => ActionStatus::Failed,
             "cancelled" => ActionStatus::Cancelled,
@@ -40,6 +46,17 @@ impl ActionStatus {
             _ => return None,
         })
     }
+
+    /// Every status, in the order of the state machine (for listings and tests).
+    pub const ALL: [ActionStatus; 7] = [
+        ActionStatus::Pending,
+        ActionStatus::Confirmed,
+        ActionStatus::Running,
+        ActionStatus::Executed,
+        ActionStatus::Failed,
+        ActionStatus::Cancelled,
+        ActionStatus::Expired,
+    ];
 
     /// No transition leaves a terminal state.
     pub fn is_terminal(self) -> bool {
@@ -67,7 +84,12 @@ pub enum ActionKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Decision {
-    Confirm,
+    /// Run the action as shown. `revision` is the revision of the card the surface
+    /// displayed (`ActionCard::revision`): approval binds to the effect the owner saw, so a
+    /// card revised since then is not confirmed (the surface gets the current card back).
+    Confirm {
+        revision: u32,
+    },
     Cancel,
     /// Replace the arguments; re-checked by the originating tool's validator; stays pending.
     Revise {
@@ -78,7 +100,7 @@ pub enum Decision {
 impl Decision {
     pub fn name(&self) -> &'static str {
         match self {
-            Decision::Confirm => "confirm",
+            Decision::Confirm { .. } => "confirm",
             Decision::Cancel => "cancel",
             Decision::Revise { .. } => "revise",
         }
@@ -111,7 +133,8 @@ pub struct PendingAction {
     pub revision: u32,
     /// Set while the user is expected to describe an edit in words.
     pub awaiting_edit: bool,
-    /// Tool output (executed) or the reason (failed, expired, cancelled).
+    /// Tool output (executed) or the reason (failed, expired, cancelled). Stored sanitised:
+    /// the store replaces bytes it cannot keep (NUL) and cuts text over its limit.
     pub outcome: Option<String>,
     pub updated_at_ms: i64,
 }
@@ -129,6 +152,9 @@ pub struct ActionCard {
     pub expires_at_ms: i64,
     /// False when the card is too long to show whole on this surface.
     pub confirmable: bool,
+    /// The action's revision this card shows; a confirm sends it back
+    /// (`Decision::Confirm { revision }`), so only what was displayed can run.
+    pub revision: u32,
 }
 
 /// "Allow this tool in this conversation until `expires_at_ms`": scoped, time-limited,
@@ -142,4 +168,31 @@ pub struct Grant {
     pub created_at_ms: i64,
     pub expires_at_ms: i64,
     pub revoked: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_round_trips_through_its_spelling_and_serde() {
+        for status in ActionStatus::ALL {
+            assert_eq!(ActionStatus::parse(status.as_str()), Some(status));
+            let json = serde_json::to_string(&status).unwrap();
+            assert_eq!(json, format!("\"{}\"", status.as_str()));
+        }
+        assert_eq!(
+            serde_json::to_string(&ActionStatus::Running).unwrap(),
+            "\"running\""
+        );
+        assert!(!ActionStatus::Running.is_terminal());
+        assert!(!ActionStatus::Confirmed.is_terminal());
+    }
+
+    #[test]
+    fn a_confirm_carries_the_revision_it_binds_to() {
+        let d: Decision = serde_json::from_str(r#"{"decision":"confirm","revision":2}"#).unwrap();
+        assert_eq!(d, Decision::Confirm { revision: 2 });
+        assert!(serde_json::from_str::<Decision>(r#"{"decision":"confirm"}"#).is_err());
+    }
 }

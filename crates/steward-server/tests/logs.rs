@@ -76,7 +76,7 @@ async fn logs_carry_route_status_and_conversation_but_no_secrets() {
         .send(
             reqwest::Method::POST,
             "/api/v1/approvals/act-42/confirm",
-            None,
+            Some(r#"{"revision":0}"#),
         )
         .await;
     assert_eq!(resp.status(), 200);

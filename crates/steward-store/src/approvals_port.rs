@@ -4,8 +4,11 @@
 //! transitions are legal and is the only caller of `transition_action`.
 //!
 //! Limits (every adapter refuses the rest with `InvalidInput`): ids (action, grant, trace,
-//! principal) 1..=128 bytes; tool names, score names and audit events 1..=64 bytes; free text
-//! (arguments, preview, outcome, audit detail) up to 1 MiB; no NUL anywhere.
+//! principal) 1..=128 bytes, no NUL; tool names, score names and audit events 1..=64 bytes, no
+//! NUL; arguments and audit detail up to 1 MiB, arguments without NUL (approval is bound to
+//! their hash, so they are never rewritten). Previews and outcomes are never refused: they are
+//! stored sanitised (NUL → U+FFFD, cut to 1 MiB with a note), and NUL in audit detail is
+//! replaced the same way, by the one scrub in `crate::validate`.
 
 use crate::StoreError;
 use std::sync::Arc;
@@ -19,8 +22,9 @@ pub struct AuditEntry {
     pub at_ms: i64,
     pub principal: Principal,
     pub surface: Surface,
-    /// "created" | "confirm" | "cancel" | "revise" | "expire" | "executed" | "failed" |
-    /// "interrupted" | "edit_requested" | "refused"...: free text, 1..=64 bytes.
+    /// "created" | "confirm" | "running" | "cancel" | "revise" | "expire" | "executed" |
+    /// "failed" | "effect_changed" | "interrupted" | "edit_requested" | "refused"...: free
+    /// text, 1..=64 bytes.
     pub event: String,
     /// JSON text, or "" when there is nothing to add.
     pub detail: String,

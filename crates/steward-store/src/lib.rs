@@ -31,7 +31,10 @@ pub use validate::memory::{
     MAX_EMBEDDING_DIMS, MAX_FACT_KEY_LEN, MAX_MEMORY_TEXT_LEN, MAX_TAG_LEN, MAX_TAGS,
     MAX_TITLE_LEN, MAX_URL_LEN,
 };
-pub use validate::{MAX_ID_LEN, MAX_KV_KEY_LEN, MAX_KV_VALUE_LEN, MAX_NAME_LEN, MAX_TEXT_LEN};
+pub use validate::{
+    MAX_ID_LEN, MAX_KV_KEY_LEN, MAX_KV_VALUE_LEN, MAX_NAME_LEN, MAX_TEXT_LEN, NUL_REPLACEMENT,
+    storable,
+};
 
 /// Tables that tools running model-chosen SQL (steward-tools' `db_query` / `db_execute`) must
 /// never read or write. They are what makes an approval mean anything: a model that could write

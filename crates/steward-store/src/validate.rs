@@ -4,11 +4,13 @@
 
 mod approvals;
 pub(crate) mod memory;
+mod text;
 
 pub(crate) use approvals::{action, audit, grant, id, name, patch, score};
+pub use text::{NUL_REPLACEMENT, storable};
 
 use crate::StoreError;
-use steward_protocol::Message;
+use steward_protocol::{Message, ToolCall};
 
 /// Longest accepted KV key, in bytes.
 pub const MAX_KV_KEY_LEN: usize = 512;
@@ -54,24 +56,28 @@ pub(crate) fn kv_value(value: &str) -> Result<(), StoreError> {
     no_nul("kv value", value)
 }
 
-/// Checks every text field of every message, before any of them is written.
-pub(crate) fn messages(messages: &[Message]) -> Result<(), StoreError> {
-    for (i, m) in messages.iter().enumerate() {
-        let field = |name: &str| format!("message {i} {name}");
-        no_nul(&field("content"), &m.content)?;
-        for (j, call) in m.tool_calls.iter().enumerate() {
-            no_nul(&field(&format!("tool call {j} id")), &call.id)?;
-            no_nul(&field(&format!("tool call {j} name")), &call.name)?;
-            no_nul(&field(&format!("tool call {j} arguments")), &call.arguments)?;
-        }
-        if let Some(id) = &m.tool_call_id {
-            no_nul(&field("tool_call_id"), id)?;
-        }
-        if let Some(name) = &m.tool_name {
-            no_nul(&field("tool_name"), name)?;
-        }
-    }
-    Ok(())
+/// The messages as they are stored: every text field (content, tool-call ids, names and
+/// arguments, the result's call id and tool name) through the one scrub (`text::storable`).
+/// Nothing in a message is refused: a stray NUL from a model or a tool must never fail a turn.
+pub(crate) fn messages(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .map(|m| Message {
+            role: m.role,
+            content: storable(&m.content).into_owned(),
+            tool_calls: m
+                .tool_calls
+                .iter()
+                .map(|c| ToolCall {
+                    id: storable(&c.id).into_owned(),
+                    name: storable(&c.name).into_owned(),
+                    arguments: storable(&c.arguments).into_owned(),
+                })
+                .collect(),
+            tool_call_id: text::storable_opt(&m.tool_call_id),
+            tool_name: text::storable_opt(&m.tool_name),
+        })
+        .collect()
 }
 
 pub(crate) fn no_nul(what: &str, text: &str) -> Result<(), StoreError> {
@@ -109,18 +115,35 @@ mod tests {
     }
 
     #[test]
-    fn nul_is_found_in_any_message_field() {
+    fn every_message_field_is_scrubbed_and_the_rest_kept() {
         let call = ToolCall {
-            id: "c1".into(),
-            name: "t".into(),
+            id: "c\0-1".into(),
+            name: "t\0".into(),
             arguments: "{\0}".into(),
         };
-        let bad = [Message::user("fine"), Message::assistant("", vec![call])];
-        let msg = messages(&bad).unwrap_err().to_string();
-        assert!(msg.contains("message 1 tool call 0 arguments"), "{msg}");
-        let mut tool = Message::user("x");
+        let mut tool = Message::tool_result(&call, "out\0put");
         tool.tool_name = Some("n\0".into());
-        assert!(messages(&[tool]).is_err());
-        assert!(messages(&[Message::user("tab\tand\u{1b}escape 🦀")]).is_ok());
+        let clean = messages(&[
+            Message::user("fine\0"),
+            Message::assistant("", vec![call]),
+            tool,
+        ]);
+        let r = NUL_REPLACEMENT;
+        assert_eq!(clean[0].content, format!("fine{r}"));
+        assert_eq!(clean[1].tool_calls[0].id, format!("c{r}-1"));
+        assert_eq!(clean[1].tool_calls[0].name, format!("t{r}"));
+        assert_eq!(clean[1].tool_calls[0].arguments, format!("{{{r}}}"));
+        assert_eq!(clean[2].content, format!("out{r}put"));
+        assert_eq!(
+            clean[2].tool_call_id.as_deref(),
+            Some(format!("c{r}-1").as_str())
+        );
+        assert_eq!(
+            clean[2].tool_name.as_deref(),
+            Some(format!("n{r}").as_str())
+        );
+        assert_eq!(clean[1].role, steward_protocol::Role::Assistant);
+        let ok = [Message::user("tab\tand\u{1b}escape 🦀")];
+        assert_eq!(messages(&ok), ok);
     }
 }

@@ -144,9 +144,9 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     write_v1_database(&path);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 5);
+    assert_eq!(store.schema_version().unwrap(), 6);
     let raw = Connection::open(&path).unwrap();
-    assert_eq!(count(&raw, "PRAGMA user_version"), 5);
+    assert_eq!(count(&raw, "PRAGMA user_version"), 6);
     let old = ConversationId::parse("old").unwrap();
     assert_eq!(
         store.recent_messages(&old, 10).await.unwrap(),
@@ -174,7 +174,57 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     // Reopening an upgraded database applies nothing further.
     assert_eq!(
         SqliteStore::open(&path).unwrap().schema_version().unwrap(),
-        5
+        6
+    );
+}
+
+/// A database of the previous release (v5) opens, keeps its actions, and takes `running`.
+#[tokio::test]
+async fn a_v5_database_opens_keeps_its_actions_and_records_running() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    {
+        let conn = Connection::open(&path).unwrap();
+        for sql in [
+            include_str!("../migrations/sqlite/V1__init.sql"),
+            include_str!("../migrations/sqlite/V2__approvals.sql"),
+            include_str!("../migrations/sqlite/V3__memory.sql"),
+            include_str!("../migrations/sqlite/V4__vector_bits.sql"),
+            include_str!("../migrations/sqlite/V5__vector_index.sql"),
+        ] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.execute_batch(
+            "INSERT INTO pending_actions VALUES ('left', 'tool', 'send_email', '{}', 'h', 'p', \
+             't', 'c1', 'http', 'owner', 1, 2, 'confirmed', 0, 0, NULL, 3);
+             PRAGMA user_version = 5;",
+        )
+        .unwrap();
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 6);
+    let left = store.get_action("left").await.unwrap().unwrap();
+    assert_eq!(left.status, ActionStatus::Confirmed);
+    assert_eq!(left.tool, "send_email");
+    let guard = CasGuard {
+        from: ActionStatus::Confirmed,
+        expected_hash: Some("h"),
+        unexpired_at_ms: None,
+    };
+    let t = store
+        .transition_action(
+            "left",
+            guard,
+            ActionStatus::Running,
+            &ActionPatch::default(),
+            &audit("left", "running"),
+            10,
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(t, Transition::Applied(ref a) if a.status == ActionStatus::Running),
+        "{t:?}"
     );
 }
 

@@ -34,7 +34,7 @@ pub use sandbox::{CodeConfig, CodeSource, SandboxStatus, run_code_tool};
 pub use schema::check as check_schema;
 pub use source::ToolSource;
 pub use sql::{SqlToolsConfig, sql_tools};
-pub use tool::{OutputTrust, Reach, Tool, ToolContext, ToolOutcome};
+pub use tool::{ApprovedRun, OutputTrust, Reach, Tool, ToolContext, ToolOutcome};
 pub use web::{
     AllowList, SearchBackend, SearchConfig, SsrfGuard, WebConfig, web_tools,
     web_tools_with_resolver,

@@ -12,7 +12,7 @@ use crate::index::{self, Loads};
 use crate::schema::{self, echo};
 use crate::skills::{self, Skill};
 use crate::source::{Lookup, Sources, ToolSource};
-use crate::{Tool, ToolContext, ToolError, ToolOutcome};
+use crate::{ApprovedRun, Tool, ToolContext, ToolError, ToolOutcome};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -270,6 +270,19 @@ impl ToolRegistry {
     /// Run an already prepared call with the timeout, panic capture and output cap. Does
     /// not re-validate: the caller prepared it (possibly long before, for an approval).
     pub async fn run_prepared(&self, prepared: &PreparedCall, ctx: &ToolContext) -> ToolOutcome {
+        match self.run_approved(prepared, ctx).await {
+            ApprovedRun::Ran(outcome) => outcome,
+            ApprovedRun::EffectChanged { preview } => {
+                self.capped(ToolOutcome::failure(ToolError::EffectChanged { preview }))
+            }
+        }
+    }
+
+    /// `run_prepared` for an approved action: the same checks and limits, but a tool that
+    /// refuses with `ToolError::EffectChanged` (what it would do now is not what the owner
+    /// saw on the card; it changed nothing) comes back as its own variant with the new
+    /// preview, so the approval gate can issue a new card instead of reporting a failure.
+    pub async fn run_approved(&self, prepared: &PreparedCall, ctx: &ToolContext) -> ApprovedRun {
         let started = Instant::now();
         let tool = Arc::clone(&prepared.tool);
         let args = prepared.args.clone();
@@ -279,6 +292,12 @@ impl ToolRegistry {
             .await
         {
             Isolated::Done(Ok(output)) => ToolOutcome::success(output),
+            Isolated::Done(Err(ToolError::EffectChanged { preview })) => {
+                tracing::debug!(tool = %prepared.name, "approved effect changed; nothing run");
+                return ApprovedRun::EffectChanged {
+                    preview: truncate_output(preview, self.max_output_bytes),
+                };
+            }
             Isolated::Done(Err(e)) => ToolOutcome::failure(e),
             Isolated::Crashed => ToolOutcome::failure(format!(
                 "the tool `{}` crashed (internal error); do not retry the same call",
@@ -292,7 +311,7 @@ impl ToolRegistry {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "tool call finished"
         );
-        self.capped(outcome)
+        ApprovedRun::Ran(self.capped(outcome))
     }
 
     /// The tool's dry run under the same timeout and panic capture as `run_prepared`; None

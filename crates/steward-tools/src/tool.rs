@@ -121,6 +121,16 @@ pub trait Tool: Send + Sync {
     }
 }
 
+/// What `ToolRegistry::run_approved` reports for an approved action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovedRun {
+    /// The tool ran (or failed); as `run_prepared` would report it.
+    Ran(ToolOutcome),
+    /// The tool refused with `ToolError::EffectChanged`: nothing was changed, and `preview`
+    /// says what the call would do now (for a new card).
+    EffectChanged { preview: String },
+}
+
 /// What the agent loop gets back from a call: never an Err — a failure is text for the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutcome {

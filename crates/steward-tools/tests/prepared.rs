@@ -231,3 +231,59 @@ async fn run_prepared_caps_output_and_debug_hides_arguments() {
         "{debug}"
     );
 }
+
+/// Refuses when the effect it would have now is not the one on the approved card.
+struct Drifting;
+
+#[async_trait::async_trait]
+impl Tool for Drifting {
+    fn name(&self) -> &str {
+        "drift"
+    }
+    fn description(&self) -> &str {
+        "changes under your feet"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {}, "additionalProperties": false})
+    }
+    fn effect(&self) -> Effect {
+        Effect::Write
+    }
+    async fn run(&self, _args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
+        match ctx.approved_preview.as_deref() {
+            Some("affects 2 rows") => Ok("changed 2 rows".into()),
+            _ => Err(ToolError::EffectChanged {
+                preview: "affects 2 rows".into(),
+            }),
+        }
+    }
+}
+
+#[tokio::test]
+async fn run_approved_reports_a_changed_effect_as_its_own_variant() {
+    use steward_tools::ApprovedRun;
+    let mut r = ToolRegistry::new();
+    r.register(Arc::new(Drifting)).unwrap();
+    let prepared = r.prepare_value("drift", json!({})).unwrap();
+    let mut seen = ctx();
+    seen.approved_preview = Some("affects 1 row".into());
+    assert_eq!(
+        r.run_approved(&prepared, &seen).await,
+        ApprovedRun::EffectChanged {
+            preview: "affects 2 rows".into()
+        }
+    );
+    // The plain path still reports it as a failure for the model, with the new effect.
+    let out = r.run_prepared(&prepared, &seen).await;
+    assert!(!out.ok);
+    assert!(
+        out.output.contains("effect changed") && out.output.contains("affects 2 rows"),
+        "{}",
+        out.output
+    );
+    seen.approved_preview = Some("affects 2 rows".into());
+    let ApprovedRun::Ran(out) = r.run_approved(&prepared, &seen).await else {
+        panic!("expected a run")
+    };
+    assert!(out.ok && out.output == "changed 2 rows", "{out:?}");
+}

@@ -159,51 +159,65 @@ async fn decide(
     card: &ActionCard,
     lines: &mut Lines,
 ) -> Option<TurnStream> {
-    let decision = match ask(card, lines).await {
-        Answer::Yes => Decision::Confirm,
-        Answer::No => Decision::Cancel,
-        Answer::Later => {
-            eprintln!(
-                "Left pending (id {}); it expires if nobody decides.",
-                card.action_id
-            );
-            return None;
-        }
-        Answer::Edit(change) => {
-            if let Err(e) = steward
-                .request_edit(&card.action_id, Principal::owner(), Surface::Cli)
-                .await
-            {
+    let mut card = card.clone();
+    loop {
+        let decision = match ask(&card, lines).await {
+            // Binds the approval to the revision this terminal just showed.
+            Answer::Yes => Decision::Confirm {
+                revision: card.revision,
+            },
+            Answer::No => Decision::Cancel,
+            Answer::Later => {
+                eprintln!(
+                    "Left pending (id {}); it expires if nobody decides.",
+                    card.action_id
+                );
+                return None;
+            }
+            Answer::Edit(change) => {
+                if let Err(e) = steward
+                    .request_edit(&card.action_id, Principal::owner(), Surface::Cli)
+                    .await
+                {
+                    eprintln!("error: {e}");
+                    return None;
+                }
+                return Some(steward.submit(Inbound {
+                    conversation: conversation.clone(),
+                    principal: Principal::owner(),
+                    surface: Surface::Cli,
+                    text: change,
+                }));
+            }
+        };
+        match steward
+            .resolve(&card.action_id, decision, Principal::owner(), Surface::Cli)
+            .await
+        {
+            Ok(Resolution::Applied { action, follow_up }) => {
+                eprintln!("  → {}", action.status.as_str());
+                return follow_up;
+            }
+            Ok(Resolution::AlreadyDone { action }) => {
+                eprintln!("  → already {}", action.status.as_str());
+                return None;
+            }
+            Ok(Resolution::Conflict { action }) => {
+                eprintln!("  → not applied: the action is {}", action.status.as_str());
+                return None;
+            }
+            Ok(Resolution::Stale { action }) => {
+                // Revised elsewhere while this card was on screen: show the current one.
+                eprintln!(
+                    "  → not run: the card changed since it was shown (now revision {})",
+                    action.revision
+                );
+                card = steward.card(&action, None);
+            }
+            Err(e) => {
                 eprintln!("error: {e}");
                 return None;
             }
-            return Some(steward.submit(Inbound {
-                conversation: conversation.clone(),
-                principal: Principal::owner(),
-                surface: Surface::Cli,
-                text: change,
-            }));
-        }
-    };
-    match steward
-        .resolve(&card.action_id, decision, Principal::owner(), Surface::Cli)
-        .await
-    {
-        Ok(Resolution::Applied { action, follow_up }) => {
-            eprintln!("  → {}", action.status.as_str());
-            follow_up
-        }
-        Ok(Resolution::AlreadyDone { action }) => {
-            eprintln!("  → already {}", action.status.as_str());
-            None
-        }
-        Ok(Resolution::Conflict { action }) => {
-            eprintln!("  → not applied: the action is {}", action.status.as_str());
-            None
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            None
         }
     }
 }

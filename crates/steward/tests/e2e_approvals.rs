@@ -1,6 +1,7 @@
 //! The approval gate through the real binary: a consequential tool call becomes a pending
-//! card over the API, confirm runs it once, the agent's follow-up arrives in the same
-//! conversation; a crash between confirm and execute never runs the action again.
+//! card over the API, confirm (of the revision shown) runs it once, the agent's follow-up
+//! arrives in the same conversation; a crash after confirm never runs the action again, and
+//! one while it runs is reported as "interrupted — it may have run".
 
 mod support;
 
@@ -31,11 +32,12 @@ async fn send(srv: &Server, conv: &str, text: &str) -> Value {
     resp.json().await.unwrap()
 }
 
-async fn confirm(srv: &Server, id: &str) -> reqwest::Result<reqwest::Response> {
+/// Confirm the card at `revision`, as a client that displayed it does.
+async fn confirm(srv: &Server, id: &str, revision: u32) -> reqwest::Result<reqwest::Response> {
     client()
         .post(srv.url(&format!("/api/v1/approvals/{id}/confirm")))
         .bearer_auth(TOKEN)
-        .json(&json!({}))
+        .json(&json!({ "revision": revision }))
         .send()
         .await
 }
@@ -86,7 +88,7 @@ async fn create_table(srv: &Server, fake: &FakeModel) {
         .unwrap()
         .to_owned();
     fake.push(Step::Reply(Reply::text("Table created.")));
-    let resp = confirm(srv, &id).await.unwrap();
+    let resp = confirm(srv, &id, 0).await.unwrap();
     assert_eq!(resp.status(), 200);
 }
 
@@ -136,8 +138,20 @@ async fn message_card_confirm_runs_once_and_the_agent_follows_up() {
             .any(|a| a["action"]["id"] == id.as_str())
     );
 
+    assert_eq!(card["revision"], 0);
+    // A confirm that does not say which card it approves is refused; nothing runs.
+    let bare = client()
+        .post(srv.url(&format!("/api/v1/approvals/{id}/confirm")))
+        .bearer_auth(TOKEN)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bare.status(), 400);
+    assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 0);
+
     fake.push(Step::Reply(Reply::text("Recorded your visit to Lisbon.")));
-    let resp = confirm(&srv, &id).await.unwrap();
+    let resp = confirm(&srv, &id, 0).await.unwrap();
     assert_eq!(resp.status(), 200);
     let done: Value = resp.json().await.unwrap();
     assert_eq!(done["action"]["status"], "executed");
@@ -157,7 +171,7 @@ async fn message_card_confirm_runs_once_and_the_agent_follows_up() {
     assert!(last.contains("action_result"));
 
     // A second confirm is harmless; a cancel now conflicts.
-    let again: Value = confirm(&srv, &id).await.unwrap().json().await.unwrap();
+    let again: Value = confirm(&srv, &id, 0).await.unwrap().json().await.unwrap();
     assert_eq!(again["already"], true);
     assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 1);
     let cancel = client()
@@ -197,7 +211,7 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
     // Restart with the failpoint: the process dies right after confirming.
     let srv = serve(&dir, &fake, &[("STEWARD_TEST_FAILPOINT", "after_confirm")]);
     assert!(
-        confirm(&srv, &id).await.is_err(),
+        confirm(&srv, &id, 0).await.is_err(),
         "the server died mid-confirm"
     );
     drop(srv);
@@ -210,12 +224,7 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
     );
     let got = get_action(&srv, &id).await;
     assert_eq!(got["action"]["status"], "failed");
-    assert!(
-        got["action"]["outcome"]
-            .as_str()
-            .unwrap()
-            .contains("interrupted")
-    );
+    assert_interrupted(&got);
     assert_eq!(
         rows(&dir, "SELECT count(*) FROM visits WHERE place = 'Oslo'"),
         0,
@@ -228,7 +237,72 @@ async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
     fake.push(Step::Reply(Reply::text("Sorry about that.")));
     send(&srv, "crashy", "what happened?").await;
     let last = fake.requests().last().unwrap().body["messages"].to_string();
-    assert!(last.contains("was interrupted"), "{last}");
+    assert!(last.contains("interrupted — it may have run"), "{last}");
+}
+
+/// The record and the owner's notice after a crash: "it may have run", never "not run".
+fn assert_interrupted(got: &Value) {
+    let outcome = got["action"]["outcome"].as_str().unwrap();
+    assert!(
+        outcome.starts_with("interrupted — it may have run"),
+        "{outcome}"
+    );
+    assert!(!outcome.contains("not run"), "{outcome}");
+}
+
+#[tokio::test]
+async fn a_crash_while_the_action_runs_is_reported_as_it_may_have_run() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("crash-running");
+    let srv = serve(&dir, &fake, &[]);
+    create_table(&srv, &fake).await;
+    let id = park_sql(
+        &srv,
+        &fake,
+        "midway",
+        "log Bergen",
+        "INSERT INTO visits (place) VALUES ('Bergen')",
+    )
+    .await;
+    assert!(srv.terminate().success());
+
+    // The process dies after the tool ran and before its result was recorded.
+    let srv = serve(&dir, &fake, &[("STEWARD_TEST_FAILPOINT", "while_running")]);
+    assert!(
+        confirm(&srv, &id, 0).await.is_err(),
+        "the server died while the action ran"
+    );
+    drop(srv);
+    assert_eq!(
+        rows(
+            &dir,
+            &format!(
+                "SELECT count(*) FROM pending_actions WHERE id = '{id}' AND status = 'running'"
+            )
+        ),
+        1,
+        "the crash left it running"
+    );
+    // It did run: exactly why "not run" would be a lie.
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits WHERE place = 'Bergen'"),
+        1
+    );
+
+    let srv = serve(&dir, &fake, &[]);
+    let got = get_action(&srv, &id).await;
+    assert_eq!(got["action"]["status"], "failed");
+    assert_interrupted(&got);
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits WHERE place = 'Bergen'"),
+        1,
+        "not run again"
+    );
+    fake.push(Step::Reply(Reply::text("It may have gone through.")));
+    send(&srv, "midway", "did it work?").await;
+    let last = fake.requests().last().unwrap().body["messages"].to_string();
+    assert!(last.contains("interrupted — it may have run"), "{last}");
+    assert!(!last.contains("was not run"), "{last}");
 }
 
 fn chat_with_stdin(
@@ -380,8 +454,19 @@ async fn an_edit_in_words_over_http_revises_the_card_before_it_runs() {
     assert!(card.contains("Rome") && !card.contains("Paris"), "{card}");
     assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 0);
 
+    // The owner confirms the card shown before the edit (revision 0): refused, with the
+    // current card, and nothing runs.
+    let stale = confirm(&srv, &id, 0).await.unwrap();
+    assert_eq!(stale.status(), 409);
+    let stale: Value = stale.json().await.unwrap();
+    assert_eq!(stale["error"]["kind"], "stale_card");
+    assert_eq!(stale["card"]["revision"], 1);
+    assert!(stale["card"]["text"].as_str().unwrap().contains("Rome"));
+    assert_eq!(stale["action"]["status"], "pending");
+    assert_eq!(rows(&dir, "SELECT count(*) FROM visits"), 0);
+
     fake.push(Step::Reply(Reply::text("Logged Rome.")));
-    let done: Value = confirm(&srv, &id).await.unwrap().json().await.unwrap();
+    let done: Value = confirm(&srv, &id, 1).await.unwrap().json().await.unwrap();
     assert_eq!(done["action"]["status"], "executed");
     assert_eq!(done["action"]["revision"], 1);
     assert_eq!(

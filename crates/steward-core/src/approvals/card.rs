@@ -92,6 +92,7 @@ pub fn render_card(action: &PendingAction, max_chars: Option<usize>) -> ActionCa
         text,
         expires_at_ms: action.expires_at_ms,
         confirmable,
+        revision: action.revision,
     }
 }
 

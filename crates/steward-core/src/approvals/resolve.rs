@@ -1,84 +1,39 @@
 //! The one resolve path. Every status change of a pending action happens here, through the
-//! store's compare-and-set: human decisions (`resolve`), the expiry sweep, and crash
-//! recovery at start. An architecture test fails if `transition_action` is called anywhere
-//! else.
+//! store's compare-and-set: human decisions (`resolve`), the record of execution (confirmed →
+//! running → executed | failed), the expiry sweep, and crash recovery at start. An
+//! architecture test fails if `transition_action` is called anywhere else. Running the tool
+//! itself, and the texts and failpoints around it, live in `run.rs`.
 
-use super::ApprovalSettings;
-use super::payload::{canonical, payload_hash};
+use super::record::audit;
+pub(crate) use super::record::{Approvals, now_ms, store_err};
+use super::run::{INTERRUPTED, RunResult, UNRECORDABLE, effect_changed_record, failpoint};
 use crate::port::ApprovalError;
-use std::sync::Arc;
-use steward_protocol::{ActionKind, ActionStatus, Decision, PendingAction, Principal, Surface};
-use steward_store::{ActionPatch, AuditEntry, CasGuard, Score, Store, StoreError, Transition};
-use steward_tools::{ToolContext, ToolRegistry};
-
-/// Test-only crash injection: with `STEWARD_TEST_FAILPOINT=after_confirm` the process
-/// aborts right after an action is confirmed and before it runs, so the crash-safety test
-/// can kill Steward at exactly the worst moment.
-pub const FAILPOINT_ENV: &str = "STEWARD_TEST_FAILPOINT";
-
-/// Outcome text stored on an action that a restart interrupted.
-pub const INTERRUPTED: &str = "interrupted: Steward stopped after this action was confirmed and before it finished; it was not run again";
+use steward_protocol::{ActionStatus, Decision, PendingAction, Principal, Surface};
+use steward_store::{ActionPatch, AuditEntry, CasGuard, Transition};
 
 pub(crate) enum Resolved {
     /// Applied. `continue_turn`: the agent should continue in the action's conversation.
+    /// `reissued`: a new pending card for the same payload, because the effect changed
+    /// since the owner approved this one (which then ran nothing).
     Applied {
         action: PendingAction,
         continue_turn: bool,
+        reissued: Option<Box<PendingAction>>,
     },
     AlreadyDone(PendingAction),
+    /// Not applied; the action as it is. A conflict with an action that is still `pending`
+    /// means the card the decision was made on is not the current one (it was revised):
+    /// surfaces get it as `Resolution::Stale` with the current card.
     Conflict(PendingAction),
 }
 
-pub(crate) struct Approvals {
-    pub(crate) store: Arc<dyn Store>,
-    pub(crate) tools: Arc<ToolRegistry>,
-    pub(crate) settings: ApprovalSettings,
-    pub(crate) timezone: Option<String>,
-}
-
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-pub(crate) fn store_err(e: StoreError) -> ApprovalError {
-    tracing::error!(error = %e, "approval store failure");
-    ApprovalError::Store
-}
-
-fn audit(
-    action: &PendingAction,
-    event: &str,
-    detail: String,
-    principal: &Principal,
-    surface: Surface,
-) -> AuditEntry {
-    AuditEntry {
-        action_id: action.id.clone(),
-        at_ms: now_ms(),
-        principal: principal.clone(),
-        surface,
-        event: event.to_owned(),
-        detail,
-        trace_id: action.trace_id.clone(),
-    }
+/// A confirmed action after its run was recorded.
+struct Finished {
+    action: PendingAction,
+    reissued: Option<Box<PendingAction>>,
 }
 
 impl Approvals {
-    /// Park a new action (status pending) with its "created" audit entry.
-    pub(crate) async fn create(&self, action: &PendingAction) -> Result<(), StoreError> {
-        let entry = audit(
-            action,
-            "created",
-            String::new(),
-            &action.principal,
-            action.surface,
-        );
-        self.store.insert_action(action, &entry).await
-    }
-
     async fn cas(
         &self,
         action: &PendingAction,
@@ -91,19 +46,6 @@ impl Approvals {
             .transition_action(&action.id, guard, to, patch, entry, now_ms())
             .await
             .map_err(store_err)
-    }
-
-    async fn score(&self, action: &PendingAction, name: &str, value: f64) {
-        let score = Score {
-            trace_id: action.trace_id.clone(),
-            name: name.to_owned(),
-            value,
-            action_id: Some(action.id.clone()),
-            at_ms: now_ms(),
-        };
-        if let Err(e) = self.store.record_score(&score).await {
-            tracing::warn!(error = %e, action = %action.id, "could not record score");
-        }
     }
 
     pub(crate) async fn resolve(
@@ -120,7 +62,9 @@ impl Approvals {
             .map_err(store_err)?
             .ok_or(ApprovalError::NotFound)?;
         match decision {
-            Decision::Confirm => self.confirm(action, principal, surface).await,
+            Decision::Confirm { revision } => {
+                self.confirm(action, revision, principal, surface).await
+            }
             Decision::Cancel => self.cancel(action, principal, surface).await,
             Decision::Revise { arguments } => {
                 self.revise(action, arguments, principal, surface).await
@@ -131,9 +75,16 @@ impl Approvals {
     async fn confirm(
         &self,
         action: PendingAction,
+        shown_revision: u32,
         principal: &Principal,
         surface: Surface,
     ) -> Result<Resolved, ApprovalError> {
+        if action.revision != shown_revision {
+            // Approval binds to the effect the owner saw: a card revised since it was shown
+            // is not confirmed, nothing runs, and the surface gets the current card. (The
+            // hash guard below covers a revision landing between this read and the CAS.)
+            return self.not_applied(action, principal, surface).await;
+        }
         let now = now_ms();
         let guard = CasGuard {
             from: ActionStatus::Pending,
@@ -158,14 +109,13 @@ impl Approvals {
             }
         };
         self.score(&confirmed, "user_approval", 1.0).await;
-        if std::env::var(FAILPOINT_ENV).as_deref() == Ok("after_confirm") {
-            // Simulates a crash between confirm and execute (see FAILPOINT_ENV).
-            std::process::abort();
-        }
-        let finished = self.execute(confirmed, principal, surface).await?;
+        // Simulates a crash between confirm and running (see FAILPOINT_ENV).
+        failpoint("after_confirm");
+        let Finished { action, reissued } = self.execute(confirmed, principal, surface).await?;
         Ok(Resolved::Applied {
-            action: finished,
+            action,
             continue_turn: true,
+            reissued,
         })
     }
 
@@ -178,76 +128,165 @@ impl Approvals {
         surface: Surface,
     ) -> Result<Resolved, ApprovalError> {
         match current.status {
-            ActionStatus::Confirmed | ActionStatus::Executed | ActionStatus::Failed
+            ActionStatus::Confirmed
+            | ActionStatus::Running
+            | ActionStatus::Executed
+            | ActionStatus::Failed
                 if current.payload_hash == seen.payload_hash =>
             {
                 Ok(Resolved::AlreadyDone(current))
             }
-            ActionStatus::Pending if current.expires_at_ms <= now_ms() => {
-                // Overdue but not yet swept: expire it now; a late confirm never runs.
-                let expired = self.expire_one(&current, principal, surface).await?;
-                Ok(Resolved::Conflict(expired))
-            }
-            _ => Ok(Resolved::Conflict(current)),
+            // Overdue but not yet swept: expired now (a late confirm never runs); or revised.
+            _ => self.not_applied(current, principal, surface).await,
         }
     }
 
-    /// Run a confirmed action through the registry against exactly the approved payload,
-    /// then record executed or failed.
+    /// Run a confirmed action against exactly the approved payload, with a true record:
+    /// `running` (and its audit entry) is written before the tool starts, then executed or
+    /// failed; an effect that changed since approval fails it unrun and issues a new card.
     async fn execute(
         &self,
         action: PendingAction,
         principal: &Principal,
         surface: Surface,
-    ) -> Result<PendingAction, ApprovalError> {
-        let (ok, output) = match action.kind {
-            ActionKind::Plan => (
-                true,
-                "plan approved; each consequential step will still ask for approval".to_owned(),
-            ),
-            ActionKind::Tool => self.run_tool(&action).await,
-        };
-        let to = if ok {
-            ActionStatus::Executed
-        } else {
-            ActionStatus::Failed
-        };
-        let patch = ActionPatch {
-            outcome: Some(output.clone()),
-            ..ActionPatch::default()
-        };
-        let event = if ok { "executed" } else { "failed" };
-        let entry = audit(&action, event, String::new(), principal, surface);
+    ) -> Result<Finished, ApprovalError> {
         let guard = CasGuard {
             from: ActionStatus::Confirmed,
             expected_hash: Some(&action.payload_hash),
             unexpired_at_ms: None,
         };
-        match self.cas(&action, guard, to, &patch, &entry).await? {
-            Transition::Applied(a) | Transition::Conflict(a) => Ok(a),
+        let entry = audit(&action, "running", String::new(), principal, surface);
+        let running = match self
+            .cas(
+                &action,
+                guard,
+                ActionStatus::Running,
+                &ActionPatch::default(),
+                &entry,
+            )
+            .await?
+        {
+            Transition::Applied(a) => a,
+            // Someone else took it on (or recovery ended it): never run twice.
+            Transition::Conflict(a) => {
+                return Ok(Finished {
+                    action: a,
+                    reissued: None,
+                });
+            }
+            Transition::NotFound => return Err(ApprovalError::NotFound),
+        };
+        let result = self.run_action(&running).await;
+        // Simulates a crash after the effect and before its record (see FAILPOINT_ENV).
+        failpoint("while_running");
+        match result {
+            RunResult::Done { ok, output } => {
+                let action = self
+                    .record(&running, ok, output, principal, surface)
+                    .await?;
+                Ok(Finished {
+                    action,
+                    reissued: None,
+                })
+            }
+            RunResult::EffectChanged { preview } => {
+                self.effect_changed(&running, preview, principal, surface)
+                    .await
+            }
+        }
+    }
+
+    /// running → executed | failed with the output. The store keeps any output (sanitised);
+    /// if writing it fails anyway, the result is recorded without it rather than leaving the
+    /// action `running`.
+    async fn record(
+        &self,
+        running: &PendingAction,
+        ok: bool,
+        output: String,
+        principal: &Principal,
+        surface: Surface,
+    ) -> Result<PendingAction, ApprovalError> {
+        let to = if ok {
+            ActionStatus::Executed
+        } else {
+            ActionStatus::Failed
+        };
+        let event = if ok { "executed" } else { "failed" };
+        let entry = audit(running, event, String::new(), principal, surface);
+        let guard = CasGuard {
+            from: ActionStatus::Running,
+            expected_hash: Some(&running.payload_hash),
+            unexpired_at_ms: None,
+        };
+        let patch = ActionPatch {
+            outcome: Some(output),
+            ..ActionPatch::default()
+        };
+        let written = match self.cas(running, guard, to, &patch, &entry).await {
+            Ok(t) => t,
+            Err(_) => {
+                let bare = ActionPatch {
+                    outcome: Some(UNRECORDABLE.into()),
+                    ..ActionPatch::default()
+                };
+                self.cas(running, guard, to, &bare, &entry).await?
+            }
+        };
+        match written {
+            Transition::Applied(a) => Ok(a),
+            Transition::Conflict(a) => {
+                // Recovery (another process starting) ended it meanwhile: keep the truth
+                // that it did finish in the trail, without rewriting the record.
+                let detail = serde_json::json!({ "ok": ok }).to_string();
+                let late = audit(running, "finished_late", detail, principal, surface);
+                if let Err(e) = self.store.append_audit(&late).await {
+                    tracing::warn!(error = %e, action = %running.id, "could not audit a late result");
+                }
+                Ok(a)
+            }
             Transition::NotFound => Err(ApprovalError::NotFound),
         }
     }
 
-    async fn run_tool(&self, action: &PendingAction) -> (bool, String) {
-        // Defence in depth: the stored payload must still be the approved one.
-        if payload_hash(&action.tool, &action.arguments) != action.payload_hash {
-            return (
-                false,
-                "error: the payload does not match what was approved; not run".into(),
-            );
+    /// The tool refused because its effect is no longer what the owner saw: it changed
+    /// nothing. The action ends failed with `EFFECT_CHANGED`, and a new pending card with
+    /// the same payload and the new preview takes its place.
+    async fn effect_changed(
+        &self,
+        running: &PendingAction,
+        preview: String,
+        principal: &Principal,
+        surface: Surface,
+    ) -> Result<Finished, ApprovalError> {
+        let fresh = self.reissue(running, preview);
+        let reissued = match self.create(&fresh).await {
+            Ok(()) => Some(Box::new(fresh)),
+            Err(e) => {
+                tracing::error!(error = %e, action = %running.id, "could not issue the new card");
+                None
+            }
+        };
+        let (outcome, detail) = effect_changed_record(reissued.as_deref());
+        let guard = CasGuard {
+            from: ActionStatus::Running,
+            expected_hash: Some(&running.payload_hash),
+            unexpired_at_ms: None,
+        };
+        let patch = ActionPatch {
+            outcome: Some(outcome),
+            ..ActionPatch::default()
+        };
+        let entry = audit(running, "effect_changed", detail, principal, surface);
+        match self
+            .cas(running, guard, ActionStatus::Failed, &patch, &entry)
+            .await?
+        {
+            Transition::Applied(action) | Transition::Conflict(action) => {
+                Ok(Finished { action, reissued })
+            }
+            Transition::NotFound => Err(ApprovalError::NotFound),
         }
-        let args: serde_json::Value = match serde_json::from_str(&action.arguments) {
-            Ok(v) => v,
-            Err(e) => return (false, format!("error: stored arguments are not JSON: {e}")),
-        };
-        let prepared = match self.tools.prepare_value(&action.tool, args) {
-            Ok(p) => p,
-            Err(outcome) => return (false, outcome.output),
-        };
-        let ctx = ToolContext::new(action.conversation.clone(), self.timezone.clone());
-        let outcome = self.tools.run_prepared(&prepared, &ctx).await;
-        (outcome.ok, outcome.output)
     }
 
     async fn cancel(
@@ -276,6 +315,7 @@ impl Approvals {
                 Ok(Resolved::Applied {
                     action: a,
                     continue_turn: false,
+                    reissued: None,
                 })
             }
             Transition::Conflict(cur) if cur.status == ActionStatus::Cancelled => {
@@ -293,24 +333,7 @@ impl Approvals {
         principal: &Principal,
         surface: Surface,
     ) -> Result<Resolved, ApprovalError> {
-        if action.kind == ActionKind::Plan {
-            return Err(ApprovalError::Invalid(
-                "a plan cannot be revised; cancel it and ask again".into(),
-            ));
-        }
-        // The originating tool's own validator re-checks the new payload.
-        let prepared = self
-            .tools
-            .prepare_value(&action.tool, arguments)
-            .map_err(|o| ApprovalError::Invalid(o.output))?;
-        let text = canonical(&prepared.args);
-        let hash = payload_hash(&action.tool, &text);
-        let ctx = ToolContext::new(action.conversation.clone(), self.timezone.clone());
-        let preview = match self.tools.preview(&prepared, &ctx).await {
-            Some(Ok(p)) => p,
-            Some(Err(e)) => format!("preview failed: {e}"),
-            None => String::new(),
-        };
+        let (text, hash, preview) = self.revised_payload(&action, arguments).await?;
         let patch = ActionPatch {
             arguments: Some(text.clone()),
             payload_hash: Some(hash.clone()),
@@ -334,6 +357,7 @@ impl Approvals {
                 Ok(Resolved::Applied {
                     action: a,
                     continue_turn: false,
+                    reissued: None,
                 })
             }
             Transition::Conflict(cur)
@@ -341,9 +365,25 @@ impl Approvals {
             {
                 Ok(Resolved::AlreadyDone(cur))
             }
-            Transition::Conflict(cur) => Ok(Resolved::Conflict(cur)),
+            Transition::Conflict(cur) => self.not_applied(cur, principal, surface).await,
             Transition::NotFound => Err(ApprovalError::NotFound),
         }
+    }
+
+    /// A decision that did not apply, reported as the action now is. An overdue pending
+    /// action is expired first, so a conflict with a still-`pending` action only ever means
+    /// the card was revised since it was shown (surfaces call that stale).
+    async fn not_applied(
+        &self,
+        current: PendingAction,
+        principal: &Principal,
+        surface: Surface,
+    ) -> Result<Resolved, ApprovalError> {
+        if current.status == ActionStatus::Pending && current.expires_at_ms <= now_ms() {
+            let expired = self.expire_one(&current, principal, surface).await?;
+            return Ok(Resolved::Conflict(expired));
+        }
+        Ok(Resolved::Conflict(current))
     }
 
     /// Mark (or unmark) a pending action as awaiting an edit in words. Status unchanged.
@@ -382,6 +422,7 @@ impl Approvals {
             Transition::Applied(a) => Ok(Resolved::Applied {
                 action: a,
                 continue_turn: false,
+                reissued: None,
             }),
             Transition::Conflict(cur) => Ok(Resolved::Conflict(cur)),
             Transition::NotFound => Err(ApprovalError::NotFound),
@@ -433,38 +474,42 @@ impl Approvals {
         Ok(n)
     }
 
-    /// At start: an action confirmed but never finished was interrupted by a crash. It is
-    /// marked failed and never run again by itself; a restart never approves anything.
-    /// Returns the actions marked, so the caller can tell their owners.
+    /// At start: an action left `confirmed` or `running` was interrupted by a crash before
+    /// its result was recorded, so it may have run. It is marked failed with `INTERRUPTED`
+    /// ("it may have run") and never run again by itself; a restart never approves
+    /// anything. Returns the actions marked, so the caller can tell their owners.
     pub(crate) async fn recover_interrupted(&self) -> Result<Vec<PendingAction>, ApprovalError> {
-        let stuck = self
-            .store
-            .list_actions(Some(ActionStatus::Confirmed), None, 1000)
-            .await
-            .map_err(store_err)?;
         let mut out = Vec::new();
-        for action in stuck {
-            let guard = CasGuard {
-                from: ActionStatus::Confirmed,
-                expected_hash: None,
-                unexpired_at_ms: None,
-            };
-            let patch = ActionPatch {
-                outcome: Some(INTERRUPTED.into()),
-                ..ActionPatch::default()
-            };
-            let entry = audit(
-                &action,
-                "interrupted",
-                String::new(),
-                &Principal("system".into()),
-                Surface::System,
-            );
-            if let Transition::Applied(a) = self
-                .cas(&action, guard, ActionStatus::Failed, &patch, &entry)
-                .await?
-            {
-                out.push(a);
+        for status in [ActionStatus::Confirmed, ActionStatus::Running] {
+            let stuck = self
+                .store
+                .list_actions(Some(status), None, 1000)
+                .await
+                .map_err(store_err)?;
+            for action in stuck {
+                let guard = CasGuard {
+                    from: status,
+                    expected_hash: None,
+                    unexpired_at_ms: None,
+                };
+                let patch = ActionPatch {
+                    outcome: Some(INTERRUPTED.into()),
+                    ..ActionPatch::default()
+                };
+                let detail = serde_json::json!({ "was": status.as_str() }).to_string();
+                let entry = audit(
+                    &action,
+                    "interrupted",
+                    detail,
+                    &Principal("system".into()),
+                    Surface::System,
+                );
+                if let Transition::Applied(a) = self
+                    .cas(&action, guard, ActionStatus::Failed, &patch, &entry)
+                    .await?
+                {
+                    out.push(a);
+                }
             }
         }
         Ok(out)

@@ -72,3 +72,129 @@ impl Tool for Recorder {
         Ok(format!("done for {to}"))
     }
 }
+
+/// Runs as `name` and answers `output`, after noting every status its own action has at
+/// that moment (read from the store it is given), so a test can see what the record said
+/// while the tool ran.
+pub struct Watcher {
+    pub name: &'static str,
+    pub output: String,
+    pub store: Arc<Mutex<Option<Arc<steward_store::SqliteStore>>>>,
+    pub seen: Arc<Mutex<Vec<Vec<String>>>>,
+}
+
+impl Watcher {
+    pub fn new(name: &'static str, output: &str) -> Self {
+        Self {
+            name,
+            output: output.to_owned(),
+            store: Arc::new(Mutex::new(None)),
+            seen: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    pub fn handle(&self) -> Self {
+        Self {
+            name: self.name,
+            output: self.output.clone(),
+            store: self.store.clone(),
+            seen: self.seen.clone(),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for Watcher {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        "test tool that watches its own record"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false})
+    }
+    fn effect(&self) -> Effect {
+        Effect::Write
+    }
+    async fn run(&self, _args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
+        use steward_store::ApprovalStore;
+        let store = self
+            .store
+            .lock()
+            .unwrap()
+            .clone()
+            .expect("store handed over");
+        let mine = store
+            .list_actions(None, Some(&ctx.conversation), 10)
+            .await
+            .unwrap();
+        let statuses = mine.iter().map(|a| a.status.as_str().to_owned()).collect();
+        self.seen.lock().unwrap().push(statuses);
+        Ok(self.output.clone())
+    }
+}
+
+/// A write whose effect drifts: its preview reports `rows` as it is now, and a run refuses
+/// with `EffectChanged` unless the approved preview (the card the owner saw) still matches.
+#[derive(Clone)]
+pub struct Drifting {
+    pub rows: Arc<std::sync::atomic::AtomicUsize>,
+    pub runs: Arc<Mutex<Vec<Option<String>>>>,
+    pub refusals: Arc<Mutex<Vec<Option<String>>>>,
+}
+
+impl Drifting {
+    pub fn new(rows: usize) -> Self {
+        Self {
+            rows: Arc::new(std::sync::atomic::AtomicUsize::new(rows)),
+            runs: Arc::new(Mutex::new(Vec::new())),
+            refusals: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    fn now(&self) -> String {
+        let n = self.rows.load(std::sync::atomic::Ordering::SeqCst);
+        format!("will delete {n} rows")
+    }
+}
+
+#[async_trait::async_trait]
+impl Tool for Drifting {
+    fn name(&self) -> &str {
+        "purge"
+    }
+    fn description(&self) -> &str {
+        "deletes the stale rows"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        serde_json::json!({
+            "type": "object",
+            "properties": {"table": {"type": "string"}},
+            "required": ["table"],
+            "additionalProperties": false
+        })
+    }
+    fn effect(&self) -> Effect {
+        Effect::Destructive
+    }
+    async fn preview(
+        &self,
+        _args: &serde_json::Value,
+        _ctx: &ToolContext,
+    ) -> Option<Result<String, ToolError>> {
+        Some(Ok(self.now()))
+    }
+    async fn run(&self, _args: serde_json::Value, ctx: &ToolContext) -> Result<String, ToolError> {
+        let now = self.now();
+        if ctx.approved_preview.as_deref() != Some(now.as_str()) {
+            self.refusals
+                .lock()
+                .unwrap()
+                .push(ctx.approved_preview.clone());
+            return Err(ToolError::EffectChanged { preview: now });
+        }
+        self.runs.lock().unwrap().push(ctx.approved_preview.clone());
+        Ok(format!("deleted: {now}"))
+    }
+}

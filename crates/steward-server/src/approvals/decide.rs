@@ -1,9 +1,11 @@
 //! `POST /api/v1/approvals/{id}/confirm|cancel|revise`: hand a decision to
 //! `ApprovalDesk::resolve` and project its `Resolution` into HTTP.
 //!
-//! Owns: the request bodies of the three decisions, waiting for a confirm's follow-up turn,
-//! and the reply shapes (200 applied / already, 409 conflict). Does not own: whether a
-//! decision wins, runs a tool or is valid — the desk decides all of that.
+//! Owns: the request bodies of the three decisions (a confirm must carry the `revision` of
+//! the card the client displayed: approval binds to the effect the owner saw), waiting for a
+//! confirm's follow-up turn, and the reply shapes (200 applied / already, 409 conflict or
+//! stale card, both with the current card). Does not own: whether a decision wins, runs a
+//! tool or is valid — the desk decides all of that.
 
 use super::{action_id, desk_error, view};
 use crate::AppState;
@@ -30,8 +32,49 @@ pub(crate) async fn confirm(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let id = action_id(path)?;
-    no_fields(&headers, body)?;
-    decide(&state, &id, Decision::Confirm).await
+    let revision = shown_revision(&headers, body)?;
+    decide(&state, &id, Decision::Confirm { revision }).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfirmRequest {
+    #[serde(default)]
+    revision: Option<u32>,
+}
+
+const REVISION_REQUIRED: &str = "a confirm must say which card it approves: send {\"revision\": N} \
+     with the `revision` of the card you displayed (GET /api/v1/approvals/{id}); a card revised \
+     since is refused with 409 and the current card";
+
+/// The body of a confirm: exactly `{"revision": N}`. Without it there is no telling which
+/// card the owner saw, so it is refused (400) rather than guessed; other fields (a new
+/// payload, say) are refused (422) rather than ignored.
+fn shown_revision(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<u32, ApiError> {
+    let required = || {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "revision_required",
+            REVISION_REQUIRED,
+        )
+    };
+    let bytes = read_bytes(body)?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(required());
+    }
+    // An object first (an array would otherwise fill the struct by position).
+    let fields: Map<String, Value> = parse_json(headers, Ok(bytes))?;
+    let req: ConfirmRequest = serde_json::from_value(Value::Object(fields)).map_err(|e| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_request",
+            format!("invalid request body: {e}"),
+        )
+    })?;
+    req.revision.ok_or_else(required)
 }
 
 pub(crate) async fn cancel(
@@ -89,9 +132,8 @@ pub(crate) async fn revise(
     decide(&state, &id, decision).await
 }
 
-/// Confirm and cancel take no input: an empty body or `{}`. Anything more is refused
-/// rather than ignored, so a client that thinks it can change the payload while
-/// confirming learns otherwise before anything runs.
+/// Cancel and edit take no input: an empty body or `{}`. Anything more is refused rather
+/// than ignored, so a client that thinks it sends something learns otherwise.
 fn no_fields(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<(), ApiError> {
     let bytes = read_bytes(body)?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
@@ -118,6 +160,7 @@ enum Outcome {
     Revised(PendingAction),
     Already(PendingAction),
     Conflict(PendingAction),
+    Stale(PendingAction),
 }
 
 async fn decide(state: &AppState, id: &str, decision: Decision) -> Result<Response, ApiError> {
@@ -144,6 +187,20 @@ async fn decide(state: &AppState, id: &str, decision: Decision) -> Result<Respon
             let body = json!({
                 "error": {"kind": "conflict", "message": message},
                 "action": action,
+                "card": state.approvals.card(&action, None),
+            });
+            (StatusCode::CONFLICT, body)
+        }
+        Outcome::Stale(action) => {
+            let message = format!(
+                "the card changed since it was shown (now revision {}); nothing was run. \
+                 Review the current card and confirm its revision",
+                action.revision
+            );
+            let body = json!({
+                "error": {"kind": "stale_card", "message": message},
+                "action": action,
+                "card": state.approvals.card(&action, None),
             });
             (StatusCode::CONFLICT, body)
         }
@@ -178,6 +235,7 @@ async fn resolve(
         }
         Resolution::AlreadyDone { action } => Outcome::Already(action),
         Resolution::Conflict { action } => Outcome::Conflict(action),
+        Resolution::Stale { action } => Outcome::Stale(action),
     })
 }
 

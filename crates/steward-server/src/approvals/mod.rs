@@ -29,7 +29,8 @@ const MAX_ID_LEN: usize = 128;
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 500;
 
-const VALID_STATUSES: &str = "pending, confirmed, executed, failed, cancelled, expired, all";
+const VALID_STATUSES: &str =
+    "pending, confirmed, running, executed, failed, cancelled, expired, all";
 
 /// An action or grant id from the path: 1..=128 of `[A-Za-z0-9-]`. Anything else is
 /// refused before the desk sees it, so hostile ids never reach storage or logs.
@@ -181,6 +182,10 @@ mod tests {
             Some(ActionStatus::Expired)
         );
         assert!(parse_status(Some("Pending")).is_err());
+        for status in ActionStatus::ALL {
+            assert_eq!(parse_status(Some(status.as_str())).unwrap(), Some(status));
+            assert!(VALID_STATUSES.contains(status.as_str()), "{status:?}");
+        }
         assert_eq!(parse_limit(None).unwrap(), DEFAULT_LIMIT);
         assert_eq!(parse_limit(Some("1")).unwrap(), 1);
         assert_eq!(parse_limit(Some("500")).unwrap(), 500);

@@ -242,8 +242,8 @@ async fn completion(rx: steward_core::TurnStream) -> Response {
 /// other way to learn that something awaits a decision, or how to give one.
 fn approval_note(card: &ActionCard) -> String {
     format!(
-        "\n\n[approval needed] {}\nConfirm: POST /api/v1/approvals/{}/confirm",
-        card.text, card.action_id
+        "\n\n[approval needed] {}\nConfirm: POST /api/v1/approvals/{}/confirm with {{\"revision\": {}}}",
+        card.text, card.action_id, card.revision
     )
 }
 

@@ -29,8 +29,8 @@ fn approval_events(inb: &Inbound) -> Vec<TurnEvent> {
 
 fn note(c: &ActionCard) -> String {
     format!(
-        "\n\n[approval needed] {}\nConfirm: POST /api/v1/approvals/{}/confirm",
-        c.text, c.action_id
+        "\n\n[approval needed] {}\nConfirm: POST /api/v1/approvals/{}/confirm with {{\"revision\": {}}}",
+        c.text, c.action_id, c.revision
     )
 }
 

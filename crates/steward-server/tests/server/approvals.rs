@@ -17,6 +17,9 @@ fn started() -> TurnEvent {
     }
 }
 
+/// A confirm of the card at revision 0, as a client that displayed it sends it.
+const REV0: &str = r#"{"revision":0}"#;
+
 async fn post(server: &Server, path: &str, body: Option<&str>) -> reqwest::Response {
     server.send(Method::POST, path, body).await
 }
@@ -134,8 +137,12 @@ async fn confirm_waits_for_the_follow_up_and_returns_its_reply() {
         })
     });
     let server = start_desk(desk).await;
-    for body in [None, Some("{}"), Some("  ")] {
-        let resp = post(&server, "/api/v1/approvals/a1/confirm", body).await;
+    for body in [
+        r#"{"revision":3}"#,
+        r#" { "revision": 3 } "#,
+        r#"{"revision":3}"#,
+    ] {
+        let resp = post(&server, "/api/v1/approvals/a1/confirm", Some(body)).await;
         assert_eq!(resp.status(), 200, "{body:?}");
         assert_eq!(
             json_of(resp).await,
@@ -149,7 +156,8 @@ async fn confirm_waits_for_the_follow_up_and_returns_its_reply() {
     }
     assert_eq!(
         server.desk.resolves(),
-        vec![owner_call("a1", Decision::Confirm); 3]
+        vec![owner_call("a1", Decision::Confirm { revision: 3 }); 3],
+        "the revision the client displayed reaches the desk"
     );
 }
 
@@ -171,7 +179,7 @@ async fn a_failed_follow_up_is_reported_beside_the_applied_action() {
         })
     });
     let server = start_desk(desk).await;
-    let resp = post(&server, "/api/v1/approvals/a1/confirm", None).await;
+    let resp = post(&server, "/api/v1/approvals/a1/confirm", Some(REV0)).await;
     assert_eq!(resp.status(), 200);
     let body = json_of(resp).await;
     assert_eq!(body["action"], to_json(&done));
@@ -217,7 +225,7 @@ async fn already_done_is_a_harmless_200() {
         })
     }))
     .await;
-    let resp = post(&server, "/api/v1/approvals/a1/confirm", None).await;
+    let resp = post(&server, "/api/v1/approvals/a1/confirm", Some(REV0)).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(
         json_of(resp).await,
@@ -235,14 +243,46 @@ async fn conflict_is_409_with_the_actual_action() {
         })
     }))
     .await;
-    let resp = post(&server, "/api/v1/approvals/a1/confirm", None).await;
+    let resp = post(&server, "/api/v1/approvals/a1/confirm", Some(REV0)).await;
     assert_eq!(resp.status(), 409);
     assert_eq!(
         json_of(resp).await,
         json!({
             "error": {"kind": "conflict", "message": "action is cancelled"},
             "action": to_json(&gone),
+            "card": to_json(&card_for(&gone)),
         })
+    );
+}
+
+#[tokio::test]
+async fn a_stale_card_is_409_with_the_current_card() {
+    let current = steward_protocol::PendingAction {
+        revision: 1,
+        ..action("a1", ActionStatus::Pending)
+    };
+    let current2 = current.clone();
+    let server = start_desk(FakeDesk::new(vec![], move |_, _| {
+        Ok(Resolution::Stale {
+            action: current2.clone(),
+        })
+    }))
+    .await;
+    let resp = post(&server, "/api/v1/approvals/a1/confirm", Some(REV0)).await;
+    assert_eq!(resp.status(), 409);
+    let body = json_of(resp).await;
+    assert_eq!(body["error"]["kind"], "stale_card");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("revision 1") && message.contains("nothing was run"),
+        "{message}"
+    );
+    assert_eq!(body["action"], to_json(&current));
+    assert_eq!(body["card"], to_json(&card_for(&current)));
+    assert_eq!(body["card"]["revision"], 1);
+    assert_eq!(
+        server.desk.resolves(),
+        [owner_call("a1", Decision::Confirm { revision: 0 })]
     );
 }
 
@@ -265,8 +305,8 @@ async fn desk_errors_map_to_statuses() {
         ),
     ];
     for (id, status, kind, message) in cases {
-        for verb in ["confirm", "cancel"] {
-            let resp = post(&server, &format!("/api/v1/approvals/{id}/{verb}"), None).await;
+        for (verb, body) in [("confirm", Some(REV0)), ("cancel", None)] {
+            let resp = post(&server, &format!("/api/v1/approvals/{id}/{verb}"), body).await;
             assert_eq!(resp.status(), status, "{id} {verb}");
             let body = json_of(resp).await;
             assert_eq!(body["error"]["kind"], kind);
@@ -314,12 +354,34 @@ async fn confirm_refuses_a_body_with_fields() {
     let server = start_desk(FakeDesk::empty()).await;
     let cases = [
         (r#"{"arguments":{"to":"eve"}}"#, 422),
+        (r#"{"revision":0,"arguments":{"to":"eve"}}"#, 422),
+        (r#"{"revision":-1}"#, 422),
+        (r#"{"revision":"0"}"#, 422),
         ("[]", 422),
         ("{not json", 400),
     ];
     for (body, status) in cases {
         let resp = post(&server, "/api/v1/approvals/a1/confirm", Some(body)).await;
         assert_eq!(resp.status(), status, "{body}");
+    }
+    assert!(server.desk.resolves().is_empty());
+}
+
+#[tokio::test]
+async fn confirm_without_the_shown_revision_is_refused_before_the_desk() {
+    let server = start_desk(FakeDesk::empty()).await;
+    for body in [None, Some("{}"), Some("  "), Some(r#"{"revision":null}"#)] {
+        let resp = post(&server, "/api/v1/approvals/a1/confirm", body).await;
+        assert_eq!(resp.status(), 400, "{body:?}");
+        let error = &json_of(resp).await["error"];
+        assert_eq!(error["kind"], "revision_required", "{body:?}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains(r#"{"revision": N}"#),
+            "{error}"
+        );
     }
     assert!(server.desk.resolves().is_empty());
 }

@@ -242,6 +242,7 @@ pub fn card_for(action: &PendingAction) -> ActionCard {
         text: format!("{}: {}", action.tool, action.preview),
         expires_at_ms: action.expires_at_ms,
         confirmable: true,
+        revision: action.revision,
     }
 }
 
@@ -254,6 +255,7 @@ pub fn card(id: &str, text: &str) -> ActionCard {
         text: text.into(),
         expires_at_ms: 99,
         confirmable: true,
+        revision: 0,
     }
 }
 

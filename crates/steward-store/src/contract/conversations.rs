@@ -1,7 +1,7 @@
 //! Contract cases for `ConversationStore`: round trips, ordering, limits, atomicity, isolation,
 //! listing and concurrency.
 
-use super::{fresh_conversation, join_all, ok, refused};
+use super::{fresh_conversation, join_all, ok};
 use crate::Store;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -176,72 +176,49 @@ pub async fn empty_append_is_a_no_op(store: &dyn Store) {
     );
 }
 
-/// NUL cannot be stored by every backend, so the port refuses it; a batch with one bad message
-/// must leave nothing behind, in a new conversation or an existing one.
-pub async fn failed_append_leaves_nothing(store: &dyn Store) {
-    const CASE: &str = "failed_append_leaves_nothing";
-    let secret = "sk-secret-token-in-tool-output";
-    let bad_batch = || {
-        let mut batch = numbered(0..3);
-        batch.push(Message::user(format!("{secret}\0binary")));
-        batch.extend(numbered(3..5));
-        batch
-    };
+/// NUL cannot be stored by every backend, so the port keeps every text field of a message
+/// with NUL replaced by U+FFFD (the one scrub, `validate::storable`) instead of refusing the
+/// append: a stray byte from a model or a tool never fails a turn, and the whole batch lands.
+pub async fn nul_in_any_message_field_is_stored_scrubbed(store: &dyn Store) {
+    const CASE: &str = "nul_in_any_message_field_is_stored_scrubbed";
+    let r = crate::NUL_REPLACEMENT;
+    let hostile = call("c\0&1", "run_\0code", "{\"code\":\"\0\"}");
+    let mut result = Message::tool_result(&hostile, "out\0put");
+    result.tool_name = Some("run_\0code".into());
+    let mut batch = numbered(0..2);
+    batch.push(Message::user("user\0text"));
+    batch.push(Message::assistant("said\0", vec![hostile]));
+    batch.push(result);
+    batch.extend(numbered(2..3));
 
-    let fresh = fresh_conversation(CASE);
-    let result = store.append_messages(&fresh, &bad_batch()).await;
-    refused(
-        CASE,
-        "append with NUL to a new conversation",
-        result,
-        secret,
-    );
-    assert!(
-        all_messages(store, CASE, &fresh).await.is_empty(),
-        "[{CASE}] partial write"
-    );
-    let listed = ok(CASE, "list", store.list_conversations(usize::MAX).await);
-    assert!(
-        listed.iter().all(|c| c.id != fresh),
-        "[{CASE}] failed append created the conversation"
-    );
-
-    let existing = fresh_conversation(CASE);
+    let id = fresh_conversation(CASE);
     ok(
         CASE,
-        "append",
-        store.append_messages(&existing, &numbered(10..12)).await,
+        "append with NUL",
+        store.append_messages(&id, &batch).await,
     );
-    let call = call("c\0", "tool", "{}");
-    let result = store
-        .append_messages(
-            &existing,
-            &[Message::user("ok"), Message::assistant("", vec![call])],
-        )
-        .await;
-    refused(CASE, "append with NUL in a tool call id", result, "");
-    let result = store.append_messages(&existing, &bad_batch()).await;
-    refused(
-        CASE,
-        "append with NUL to an existing conversation",
-        result,
-        secret,
+    let cleaned = call(
+        &format!("c{r}&1"),
+        &format!("run_{r}code"),
+        &format!("{{\"code\":\"{r}\"}}"),
     );
-    let back = all_messages(store, CASE, &existing).await;
+    let mut cleaned_result = Message::tool_result(&cleaned, format!("out{r}put"));
+    cleaned_result.tool_name = Some(format!("run_{r}code"));
+    let mut want = numbered(0..2);
+    want.push(Message::user(format!("user{r}text")));
+    want.push(Message::assistant(format!("said{r}"), vec![cleaned]));
+    want.push(cleaned_result);
+    want.extend(numbered(2..3));
+    let back = all_messages(store, CASE, &id).await;
+    assert_eq!(back, want, "[{CASE}] every field scrubbed, nothing dropped");
+    assert!(
+        back.iter().all(|m| !m.content.contains('\0')),
+        "[{CASE}] no NUL kept"
+    );
+    // A call and its result still pair up: both ids went through the same scrub.
     assert_eq!(
-        back,
-        numbered(10..12),
-        "[{CASE}] existing conversation changed"
-    );
-    ok(
-        CASE,
-        "append after failure",
-        store.append_messages(&existing, &numbered(12..13)).await,
-    );
-    assert_eq!(
-        all_messages(store, CASE, &existing).await,
-        numbered(10..13),
-        "[{CASE}]"
+        back[3].tool_calls[0].id,
+        back[4].tool_call_id.clone().unwrap()
     );
 }
 

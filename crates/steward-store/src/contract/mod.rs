@@ -9,6 +9,7 @@
 
 mod approvals;
 mod conversations;
+mod execution;
 mod grants;
 mod kv;
 pub mod memory;
@@ -20,6 +21,7 @@ pub use approvals::{
     list_actions_filters_and_order, overdue_actions_longest_overdue_first,
 };
 pub use conversations::*;
+pub use execution::*;
 pub use grants::*;
 pub use kv::*;
 pub use memory::{run_memory, run_memory_shared};
@@ -46,7 +48,7 @@ pub async fn run_all(store: &dyn Store) {
     recent_limit_returns_last_n_oldest_first(store).await;
     unknown_conversation_is_empty(store).await;
     empty_append_is_a_no_op(store).await;
-    failed_append_leaves_nothing(store).await;
+    nul_in_any_message_field_is_stored_scrubbed(store).await;
     conversations_are_isolated(store).await;
     list_conversations_most_recent_first(store).await;
     concurrent_batches_do_not_interleave(store).await;
@@ -67,6 +69,8 @@ pub async fn run_all(store: &dyn Store) {
     expected_hash_mismatch_conflicts(store).await;
     expired_action_cannot_be_confirmed(store).await;
     revision_replaces_payload_and_bumps(store).await;
+    running_sits_between_confirmed_and_the_result(store).await;
+    free_text_is_stored_sanitised(store).await;
     audit_written_iff_applied(store).await;
     scores_round_trip(store).await;
     grants_scope_expiry_and_revocation(store).await;

@@ -114,8 +114,8 @@ impl ConversationStore for SqliteStore {
         if messages.is_empty() {
             return Ok(());
         }
-        validate::messages(messages)?;
-        let rows = encode(messages)?;
+        // The one scrub for stored text (`validate::messages`): NUL never fails an append.
+        let rows = encode(&validate::messages(messages))?;
         let id = conversation.as_str().to_owned();
         self.run(move |conn| {
             let now = now_ms();

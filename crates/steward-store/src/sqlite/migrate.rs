@@ -21,6 +21,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         5,
         include_str!("../../migrations/sqlite/V5__vector_index.sql"),
     ),
+    (
+        6,
+        include_str!("../../migrations/sqlite/V6__action_running.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose
@@ -187,6 +191,58 @@ mod tests {
             .query_row("SELECT value FROM kv WHERE key = 'k'", [], |r| r.get(0))
             .unwrap();
         assert_eq!(value, "v");
+    }
+
+    #[test]
+    fn v6_keeps_every_action_of_a_v5_database_and_accepts_running() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for (_, sql) in &MIGRATIONS[..5] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 5).unwrap();
+        let insert = "INSERT INTO pending_actions VALUES \
+             (?1, 'tool', 'db_execute', '{}', 'h', 'p', 't', 'c1', 'http', 'owner', 1, 2, ?2, 3, 0, \
+              ?3, 4)";
+        conn.execute(insert, rusqlite::params!["a1", "confirmed", None::<String>])
+            .unwrap();
+        conn.execute(insert, rusqlite::params!["a2", "executed", "ok"])
+            .unwrap();
+        // v5 cannot hold the new status: the point of this migration.
+        assert!(
+            conn.execute(insert, rusqlite::params!["a3", "running", None::<String>])
+                .is_err()
+        );
+        assert_eq!(apply(&mut conn, ":memory:").unwrap(), LATEST);
+        let rows: Vec<(String, String, i64, Option<String>)> = conn
+            .prepare("SELECT id, status, revision, outcome FROM pending_actions ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("a1".into(), "confirmed".into(), 3, None),
+                ("a2".into(), "executed".into(), 3, Some("ok".into())),
+            ]
+        );
+        conn.execute(insert, rusqlite::params!["a3", "running", None::<String>])
+            .unwrap();
+        assert!(
+            conn.execute(insert, rusqlite::params!["a4", "ran", None::<String>])
+                .is_err(),
+            "the CHECK still refuses unknown statuses"
+        );
+        let indexes: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' \
+                 AND tbl_name = 'pending_actions' AND name LIKE 'pending_actions_by_%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(indexes, 2);
     }
 
     #[test]

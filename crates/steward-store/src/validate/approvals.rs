@@ -1,7 +1,13 @@
 //! Input limits for the approval records (actions, audit entries, patches, scores, grants), so
-//! every adapter refuses the same inputs. Like the rest of `validate`, messages name the field
-//! and the problem but never echo the text: arguments and outcomes may hold secrets.
+//! every adapter refuses the same inputs, and the one scrub (`super::text`) for their free text:
+//! `action`, `patch` and `audit` return the record as it must be stored, and adapters write
+//! that copy. Previews and outcomes are sanitised (NUL replaced, cut to `MAX_TEXT_LEN`), never
+//! refused, so recording a tool's result cannot fail on what the tool printed. Identifiers and
+//! the hash-bound payload (tool, arguments) are refused instead: rewriting them would break
+//! what an approval binds to. Like the rest of `validate`, messages name the field and the
+//! problem but never echo the text: arguments and outcomes may hold secrets.
 
+use super::text::{storable, storable_within};
 use super::{MAX_ID_LEN, MAX_NAME_LEN, MAX_TEXT_LEN, no_nul};
 use crate::{ActionPatch, AuditEntry, Score, StoreError};
 use steward_protocol::{Grant, PendingAction};
@@ -33,24 +39,35 @@ fn text(what: &str, text: &str) -> Result<(), StoreError> {
     bounded(what, text, 0, MAX_TEXT_LEN)
 }
 
-pub(crate) fn action(action: &PendingAction) -> Result<(), StoreError> {
+/// Free text kept shortened rather than refused (previews, outcomes).
+fn kept(text: &str) -> String {
+    storable_within(text, MAX_TEXT_LEN).into_owned()
+}
+
+/// The action as it is stored, or why it cannot be.
+pub(crate) fn action(action: &PendingAction) -> Result<PendingAction, StoreError> {
     id("action id", &action.id)?;
     name("action tool", &action.tool)?;
     text("action arguments", &action.arguments)?;
     id("action payload hash", &action.payload_hash)?;
-    text("action preview", &action.preview)?;
     id("action trace id", &action.trace_id)?;
     id("action principal", &action.principal.0)?;
-    if let Some(outcome) = &action.outcome {
-        text("action outcome", outcome)?;
-    }
-    Ok(())
+    Ok(PendingAction {
+        preview: kept(&action.preview),
+        outcome: action.outcome.as_deref().map(kept),
+        ..action.clone()
+    })
 }
 
-pub(crate) fn audit(entry: &AuditEntry) -> Result<(), StoreError> {
+/// The entry as it is stored, or why it cannot be.
+pub(crate) fn audit(entry: &AuditEntry) -> Result<AuditEntry, StoreError> {
     id("audit action id", &entry.action_id)?;
     id("audit principal", &entry.principal.0)?;
     name("audit event", &entry.event)?;
+    let entry = AuditEntry {
+        detail: storable(&entry.detail).into_owned(),
+        ..entry.clone()
+    };
     text("audit detail", &entry.detail)?;
     // Empty means "no detail"; otherwise readers parse it, so it must be JSON.
     if !entry.detail.is_empty()
@@ -61,10 +78,12 @@ pub(crate) fn audit(entry: &AuditEntry) -> Result<(), StoreError> {
         ));
     }
     // A "refused" entry may have no trace to refer to.
-    bounded("audit trace id", &entry.trace_id, 0, MAX_ID_LEN)
+    bounded("audit trace id", &entry.trace_id, 0, MAX_ID_LEN)?;
+    Ok(entry)
 }
 
-pub(crate) fn patch(patch: &ActionPatch) -> Result<(), StoreError> {
+/// The patch as it is stored, or why it cannot be.
+pub(crate) fn patch(patch: &ActionPatch) -> Result<ActionPatch, StoreError> {
     if patch.arguments.is_some() != patch.payload_hash.is_some() {
         return Err(StoreError::InvalidInput(
             "a patch must change arguments and payload hash together".into(),
@@ -76,13 +95,11 @@ pub(crate) fn patch(patch: &ActionPatch) -> Result<(), StoreError> {
     if let Some(hash) = &patch.payload_hash {
         id("patch payload hash", hash)?;
     }
-    if let Some(preview) = &patch.preview {
-        text("patch preview", preview)?;
-    }
-    if let Some(outcome) = &patch.outcome {
-        text("patch outcome", outcome)?;
-    }
-    Ok(())
+    Ok(ActionPatch {
+        preview: patch.preview.as_deref().map(kept),
+        outcome: patch.outcome.as_deref().map(kept),
+        ..patch.clone()
+    })
 }
 
 pub(crate) fn score(score: &Score) -> Result<(), StoreError> {
@@ -158,8 +175,35 @@ mod tests {
         a.tool.clear();
         assert!(action(&a).is_err());
         let mut a = sample();
-        a.preview = "p".repeat(MAX_TEXT_LEN + 1);
+        a.arguments = "p".repeat(MAX_TEXT_LEN + 1);
         assert!(action(&a).is_err());
+        let mut a = sample();
+        a.arguments = "{\"a\":\"\0\"}".into();
+        assert!(
+            action(&a).is_err(),
+            "the hash-bound payload is refused, not rewritten"
+        );
+    }
+
+    #[test]
+    fn previews_and_outcomes_are_sanitised_not_refused() {
+        let mut a = sample();
+        a.preview = "p".repeat(MAX_TEXT_LEN + 10);
+        a.outcome = Some("out\0put".into());
+        let stored = action(&a).unwrap();
+        assert!(stored.preview.len() <= MAX_TEXT_LEN);
+        assert!(stored.preview.contains("more bytes not stored"));
+        assert_eq!(stored.outcome.as_deref(), Some("out\u{FFFD}put"));
+        assert_eq!(stored.arguments, a.arguments);
+        let p = ActionPatch {
+            outcome: Some("x\0".repeat(MAX_TEXT_LEN)),
+            preview: Some("y\0".into()),
+            ..ActionPatch::default()
+        };
+        let stored = patch(&p).unwrap();
+        let outcome = stored.outcome.unwrap();
+        assert!(outcome.len() <= MAX_TEXT_LEN && !outcome.contains('\0'));
+        assert_eq!(stored.preview.as_deref(), Some("y\u{FFFD}"));
     }
 
     #[test]
@@ -171,6 +215,11 @@ mod tests {
         e.detail = "sk-live-secret not json".into();
         let msg = audit(&e).unwrap_err().to_string();
         assert!(!msg.contains("sk-live"), "{msg}");
+        e.detail = "{\"a\":1}\0".into();
+        assert!(
+            audit(&e).is_err(),
+            "scrubbed, a trailing NUL is still not JSON"
+        );
         e.detail = String::new();
         e.event = "e".repeat(MAX_NAME_LEN + 1);
         assert!(audit(&e).is_err());
@@ -196,7 +245,8 @@ mod tests {
         };
         assert!(patch(&whole).is_ok());
         let nul = ActionPatch {
-            outcome: Some("a\0b".into()),
+            arguments: Some("{\0}".into()),
+            payload_hash: Some("h".into()),
             ..ActionPatch::default()
         };
         assert!(patch(&nul).is_err());

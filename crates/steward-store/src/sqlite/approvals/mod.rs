@@ -1,5 +1,6 @@
-//! `ApprovalStore` for SQLite: validates inputs (in `crate::validate`, shared by every adapter),
-//! then hands owned copies to the SQL in `actions.rs`, `audit.rs` and `grants.rs` on the
+//! `ApprovalStore` for SQLite: validates inputs (in `crate::validate`, shared by every adapter,
+//! which also returns the free text scrubbed as it must be stored), then hands those copies to
+//! the SQL in `actions.rs`, `audit.rs` and `grants.rs` on the
 //! blocking thread. Owns the wiring only; the schema is `migrations/sqlite/V2__approvals.sql`.
 
 mod actions;
@@ -30,10 +31,10 @@ impl ApprovalStore for SqliteStore {
         action: &PendingAction,
         audit: &AuditEntry,
     ) -> Result<(), StoreError> {
-        validate::action(action)?;
-        validate::audit(audit)?;
-        same_action(audit, &action.id)?;
-        let (action, audit) = (action.clone(), audit.clone());
+        // `validate` returns the records as they must be stored (free text scrubbed).
+        let action = validate::action(action)?;
+        let audit = validate::audit(audit)?;
+        same_action(&audit, &action.id)?;
         self.run(move |conn| actions::insert(conn, &action, &audit))
             .await
     }
@@ -71,25 +72,24 @@ impl ApprovalStore for SqliteStore {
         if let Some(hash) = guard.expected_hash {
             validate::id("expected payload hash", hash)?;
         }
-        validate::patch(patch)?;
-        validate::audit(audit)?;
-        same_action(audit, id)?;
+        let patch = validate::patch(patch)?;
+        let audit = validate::audit(audit)?;
+        same_action(&audit, id)?;
         let cas = actions::Cas {
             id: id.to_owned(),
             from: guard.from,
             expected_hash: guard.expected_hash.map(str::to_owned),
             unexpired_at_ms: guard.unexpired_at_ms,
             to,
-            patch: patch.clone(),
-            audit: audit.clone(),
+            patch,
+            audit,
             now_ms,
         };
         self.run(move |conn| actions::transition(conn, &cas)).await
     }
 
     async fn append_audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
-        validate::audit(entry)?;
-        let entry = entry.clone();
+        let entry = validate::audit(entry)?;
         self.run(move |conn| audit::insert_audit(conn, &entry))
             .await
     }
