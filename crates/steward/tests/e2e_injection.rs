@@ -157,9 +157,9 @@ impl World {
         .await
     }
 
-    async fn facts(&self) -> String {
+    async fn get_text(&self, path: &str) -> String {
         client()
-            .get(self.srv.url("/api/v1/facts"))
+            .get(self.srv.url(path))
             .bearer_auth(TOKEN)
             .send()
             .await
@@ -169,16 +169,12 @@ impl World {
             .unwrap()
     }
 
+    async fn facts(&self) -> String {
+        self.get_text("/api/v1/facts").await
+    }
+
     async fn notes(&self) -> String {
-        client()
-            .get(self.srv.url("/api/v1/notes"))
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
+        self.get_text("/api/v1/notes").await
     }
 }
 
