@@ -89,7 +89,7 @@ async fn fact_set_is_the_users_word() {
     let listed = ok(dir.path(), &["facts"]);
     assert_eq!(
         listed.trim(),
-        "home.city = Paris  (source user, confidence 1.00, from user)"
+        "home.city = Paris  (source user, confidence 1.00, from user, id 1)"
     );
 
     assert_eq!(
@@ -283,5 +283,43 @@ async fn commands_that_cannot_run_say_why() {
         stderr(&backfill).contains("no embedding model"),
         "{}",
         stderr(&backfill)
+    );
+}
+
+#[tokio::test]
+async fn a_tainted_fact_is_listed_as_unconfirmed_until_the_owner_confirms_it() {
+    let dir = TempDir::new("mem-confirm");
+    ok(dir.path(), &["facts"]);
+    let store = open_store(dir.path());
+    let mut fact = extracted("dentist", "Dr Alvarez", None);
+    fact.provenance = Provenance::Tainted {
+        conversation: Some(steward_protocol::ConversationId::parse("c1").unwrap()),
+        sources: vec!["fetch_url".into()],
+    };
+    let id = store
+        .upsert_fact("owner", &fact, now_ms())
+        .await
+        .unwrap()
+        .fact()
+        .id;
+    drop(store);
+    let listed = ok(dir.path(), &["facts"]);
+    assert!(
+        listed.contains("from tainted:fetch_url (unconfirmed)"),
+        "{listed}"
+    );
+    let done = ok(dir.path(), &["confirm", "fact", &id.to_string()]);
+    assert!(done.contains("confirmed fact"), "{done}");
+    let listed = ok(dir.path(), &["facts"]);
+    assert!(listed.contains("from assistant"), "{listed}");
+    // Only unconfirmed rows can be confirmed; other kinds are refused by the parser.
+    let again = steward(dir.path(), &["confirm", "fact", &id.to_string()]);
+    assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
+    let kind = steward(dir.path(), &["confirm", "learning", "1"]);
+    assert!(!kind.status.success());
+    assert!(
+        stderr(&kind).contains("expected fact or note"),
+        "{}",
+        stderr(&kind)
     );
 }
