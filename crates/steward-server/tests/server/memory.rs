@@ -231,6 +231,8 @@ async fn every_memory_route_needs_the_token() {
         (Method::PATCH, "/api/v1/notes/1"),
         (Method::DELETE, "/api/v1/notes/1"),
         (Method::GET, "/api/v1/memory/search?q=x"),
+        (Method::POST, "/api/v1/facts/a/confirm"),
+        (Method::POST, "/api/v1/notes/1/confirm"),
     ] {
         let resp = client()
             .request(method.clone(), m.server.url(path))
@@ -379,4 +381,58 @@ async fn without_a_memory_the_routes_answer_503() {
         let err = json_of(resp).await;
         assert_eq!(err["error"]["message"], "memory is not enabled");
     }
+}
+
+#[tokio::test]
+async fn confirming_tainted_memory_takes_only_real_unconfirmed_rows() {
+    let m = start_memory().await;
+    let tainted = Provenance::Tainted {
+        conversation: Some(steward_protocol::ConversationId::parse("c1").unwrap()),
+        sources: vec!["fetch_url".into()],
+    };
+    let fact = NewFact {
+        key: "dentist".into(),
+        value: "Dr Alvarez".into(),
+        source: FactSource::Extracted,
+        confidence: 0.8,
+        expires_at_ms: None,
+        provenance: tainted.clone(),
+    };
+    m.store.upsert_fact("owner", &fact, 1_000).await.unwrap();
+    let note = m
+        .store
+        .insert_note(
+            "owner",
+            &NewNote {
+                title: "t".into(),
+                body: "b".into(),
+                tags: vec![],
+                provenance: tainted,
+            },
+            1_000,
+        )
+        .await
+        .unwrap();
+    for (path, want) in [
+        ("/api/v1/facts/Dentist/confirm".to_owned(), 400),
+        ("/api/v1/facts/nobody/confirm".to_owned(), 404),
+        ("/api/v1/notes/0/confirm".to_owned(), 400),
+        ("/api/v1/notes/abc/confirm".to_owned(), 400),
+        (format!("/api/v1/notes/{}/confirm", note.id + 1), 404),
+        ("/api/v1/facts/dentist/confirm".to_owned(), 200),
+        ("/api/v1/facts/dentist/confirm".to_owned(), 404),
+        (format!("/api/v1/notes/{}/confirm", note.id), 200),
+        (format!("/api/v1/notes/{}/confirm", note.id), 404),
+    ] {
+        let resp = m.send(Method::POST, &path, None).await;
+        assert_eq!(resp.status(), want, "{path}");
+    }
+    let f = m.store.get_fact("owner", "dentist").await.unwrap().unwrap();
+    assert!(
+        matches!(f.provenance, Provenance::Assistant { .. }),
+        "{:?}",
+        f.provenance
+    );
+    let n = m.store.get_note(note.id).await.unwrap().unwrap();
+    assert!(matches!(n.provenance, Provenance::Assistant { .. }));
 }
