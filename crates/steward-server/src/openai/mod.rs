@@ -195,7 +195,7 @@ async fn completion(rx: steward_core::TurnStream) -> Response {
         } => {
             // Every tool call shows what it touched: a reply alone never hides a request.
             if !collected.tool_calls.is_empty() {
-                text.push_str("\n");
+                text.push('\n');
                 for t in &collected.tool_calls {
                     text.push('\n');
                     text.push_str(&tool_line(&t.name, t.ok, t.touched.as_deref()));
