@@ -26,7 +26,7 @@ pub use memory_port::{
     NoteEdit, ReadLater, StoredMessage,
 };
 pub use ports::{ConversationStore, ConversationSummary, KvStore, Store};
-pub use sqlite::SqliteStore;
+pub use sqlite::{SqliteStore, own_schema_names};
 pub use validate::memory::{
     MAX_EMBEDDING_DIMS, MAX_FACT_KEY_LEN, MAX_MEMORY_TEXT_LEN, MAX_TAG_LEN, MAX_TAGS,
     MAX_TITLE_LEN, MAX_URL_LEN,

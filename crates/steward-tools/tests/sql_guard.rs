@@ -62,7 +62,7 @@ async fn assert_query_refused(f: &Fixture, r: &ToolRegistry, sql: &str, expected
     assert_eq!(journal, f.table("journal"), "{sql:?}");
 }
 
-const PROTECTED: &str = "is not allowed (it holds Steward's own approval or memory records)";
+const PROTECTED: &str = "is not allowed (it is Steward's own: conversations, approvals or memory";
 
 #[tokio::test]
 async fn protected_tables_are_unreadable_however_named() {
@@ -339,7 +339,10 @@ async fn ddl_with_allow_ddl_still_spares_triggers_and_protected_tables() {
             "pending_actions",
         ),
         ("DROP INDEX grants_by_tool", "grants"),
-        ("DROP TRIGGER action_audit_no_delete", "action_audit"),
+        (
+            "DROP TRIGGER action_audit_no_delete",
+            "action_audit_no_delete",
+        ),
         ("CREATE TABLE grants_copy AS SELECT * FROM grants", "grants"),
         ("CREATE TABLE IF NOT EXISTS Grants (x)", "grants"),
     ] {
@@ -347,16 +350,22 @@ async fn ddl_with_allow_ddl_still_spares_triggers_and_protected_tables() {
         assert_execute_refused(&f, &r, sql, &expected).await;
     }
     assert_execute_refused(&f, &r, "DROP TABLE sqlite_sequence", "system object").await;
-    // SQLite does not resolve a view's body when it is created, so such a view can be
-    // made; reading through it is still refused.
+    // SQLite does not resolve a view's body when it is created; the tool reads a new view
+    // once under db_query's guard, so a view over a protected table is refused when made.
     let out = execute(&r, "CREATE VIEW leak AS SELECT * FROM grants").await;
-    assert!(out.ok, "{}", out.output);
-    let read = query(&r, "SELECT * FROM leak").await;
-    assert_refused(&read, "access to table grants", "SELECT * FROM leak");
+    assert_refused(&out, "access to table grants", "CREATE VIEW leak");
     assert!(
-        read.output.contains("reached through `leak`"),
+        out.output.contains("reached through `leak`"),
         "{}",
-        read.output
+        out.output
+    );
+    assert!(!f.object_exists("leak"));
+    // A view that already exists (made outside Steward) is still refused when read.
+    let read = query(&r, "SELECT * FROM pending_view").await;
+    assert_refused(
+        &read,
+        "access to table pending_actions",
+        "SELECT * FROM pending_view",
     );
     assert_eq!(before, f.protected_snapshot());
     assert!(!f.object_exists("grants_copy") && !f.object_exists("sneaky"));

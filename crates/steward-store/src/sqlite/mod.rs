@@ -13,6 +13,8 @@ mod conversations;
 mod kv;
 mod memory;
 mod migrate;
+mod own_schema;
+pub use own_schema::own_schema_names;
 
 use crate::StoreError;
 use rusqlite::{Connection, OpenFlags};

@@ -153,38 +153,119 @@ pub(crate) fn query(cfg: &SqlToolsConfig, args: &SqlArgs) -> Result<String, Tool
 
 /// Run a `db_execute` statement in its own transaction; commit only if `commit`, otherwise
 /// roll back (the preview). Returns the number of rows the statement changed.
+/// How `execute` ends its transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Finish {
+    /// A dry run for the card: always rolled back.
+    Preview,
+    /// Commit — unless `expected` is set and the statement changed a different number of
+    /// rows (the owner approved another effect): then roll back and say what it would do.
+    Commit { expected: Option<u64> },
+}
+
 pub(crate) fn execute(
     cfg: &SqlToolsConfig,
     args: &SqlArgs,
-    commit: bool,
+    finish: Finish,
 ) -> Result<u64, ToolError> {
     let mode = Mode::Execute {
         allow_ddl: cfg.allow_ddl,
     };
     let conn = open(cfg, false)?;
-    // IMMEDIATE takes the write lock now, so the statement cannot fail halfway on a lock
-    // upgrade. Issued before the guard is armed: the guard refuses transaction control.
     conn.execute_batch("BEGIN IMMEDIATE")
         .map_err(|e| sql_error(e, &SeenLog::default(), Some(cfg)))?;
+    let before = own_objects(&conn);
+    let views_before = view_names(&conn);
     let log = arm(&conn, mode)?;
-    let result = run_in_transaction(&conn, &log, mode, args, cfg);
-    let finish = if commit && result.is_ok() {
+    let mut result = run_in_transaction(&conn, &log, mode, args, cfg);
+    let disarmed =
+        guard::remove(&conn).and_then(|()| conn.progress_handler(0, None::<fn() -> bool>));
+    if result.is_ok() && guard::seen(&log).checked_ddl {
+        // The authorizer never sees the new name of a rename: compare Steward's own objects
+        // before and after, so no schema change can create, replace or remove one.
+        let after = own_objects(&conn);
+        if before.is_err() || after.is_err() || before.as_ref().ok() != after.as_ref().ok() {
+            result = Err(refused(
+                "this schema change would create or alter one of Steward's own tables (a rename \
+                 to a protected name?); nothing was changed",
+            ));
+        } else if let Some(reason) = new_view_refusal(&conn, views_before.as_deref()) {
+            result = Err(refused(&reason));
+        }
+    }
+    if let (Ok(changed), Finish::Commit { expected: Some(n) }) = (&result, finish)
+        && *changed != n
+    {
+        result = Err(ToolError::EffectChanged {
+            preview: super::preview_text(*changed),
+        });
+    }
+    let end = if matches!(finish, Finish::Commit { .. }) && result.is_ok() {
         "COMMIT"
     } else {
         "ROLLBACK"
     };
-    let ended = guard::remove(&conn)
-        .and_then(|()| conn.progress_handler(0, None::<fn() -> bool>))
-        .and_then(|()| conn.execute_batch(finish));
+    let ended = disarmed.and_then(|()| conn.execute_batch(end));
     let changed = result?;
     if let Err(e) = ended {
-        // Dropping the connection rolls back whatever is still open.
-        tracing::warn!(error = %e, step = finish, "SQL tool could not end its transaction");
+        tracing::warn!(error = %e, step = end, "SQL tool could not end its transaction");
         return Err(ToolError::Failed(
             "the change could not be committed; nothing was changed".to_owned(),
         ));
     }
     Ok(changed)
+}
+
+fn view_names(conn: &Connection) -> Option<Vec<String>> {
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'view'")
+        .ok()?;
+    let names = stmt.query_map([], |r| r.get(0)).ok()?;
+    names.collect::<Result<Vec<String>, _>>().ok()
+}
+
+/// SQLite does not authorize a view's body when the view is created, only when it is
+/// read: a view new in this statement is read once (no rows) under `db_query`'s guard, so a
+/// view over Steward's tables is refused when it is made, not only when it is used.
+fn new_view_refusal(conn: &Connection, before: Option<&[String]>) -> Option<String> {
+    let (Some(before), Some(after)) = (before, view_names(conn)) else {
+        return Some("the schema could not be checked; nothing was changed".to_owned());
+    };
+    for view in after.iter().filter(|v| !before.contains(v)) {
+        let log = match guard::install(conn, Mode::Query) {
+            Ok(log) => log,
+            Err(_) => return Some("the SQL guard could not be installed".to_owned()),
+        };
+        let sql = format!("SELECT * FROM \"{}\" LIMIT 0", view.replace('"', "\"\""));
+        let prepared = conn.prepare(&sql).map(drop);
+        let refusal = guard::seen(&log).refusal.clone();
+        let _ = guard::remove(conn);
+        if let Some(reason) = refusal {
+            return Some(format!(
+                "the view would read what db_query may not: {reason}"
+            ));
+        }
+        if prepared.is_err() {
+            return Some("the new view cannot be read; nothing was changed".to_owned());
+        }
+    }
+    None
+}
+
+/// Steward's own schema objects as they stand: (type, name, table, sql), sorted.
+fn own_objects(conn: &Connection) -> rusqlite::Result<Vec<(String, String, String, String)>> {
+    let mut stmt = conn.prepare(
+        "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_schema ORDER BY type, name",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+    let mut out = Vec::new();
+    for row in rows {
+        let row: (String, String, String, String) = row?;
+        if guard::is_protected(&row.1) || guard::is_protected(&row.2) {
+            out.push(row);
+        }
+    }
+    Ok(out)
 }
 
 fn run_in_transaction(

@@ -11,7 +11,7 @@ use crate::schema::echo;
 use rusqlite::Connection;
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use std::sync::{Arc, Mutex, PoisonError};
-use steward_store::{PROTECTED_TABLE_PREFIX, PROTECTED_TABLES};
+use steward_store::{PROTECTED_TABLE_PREFIX, PROTECTED_TABLES, own_schema_names};
 
 /// Which tool the statement belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +134,7 @@ pub(crate) fn decide(mode: Mode, action: AuthAction<'_>, after_ddl: bool) -> Ver
     use AuthAction as A;
     match action {
         A::Select | A::Recursive => Verdict::Allow,
-        A::Read { table_name, .. } => read(table_name),
+        A::Read { table_name, .. } => read(mode, table_name),
         A::Function { function_name } => function(function_name),
         A::Pragma {
             pragma_name,
@@ -201,12 +201,23 @@ fn deny(reason: &str) -> Verdict {
     Verdict::Deny(reason.to_owned())
 }
 
-fn is_protected(name: &str) -> bool {
+/// Steward's own objects: every name its migrations create (read off a fresh schema, so a
+/// new table is covered the day it is added), the listed memory tables, and the memory
+/// index's run-time tables (one prefix). If the fresh schema cannot be read, everything
+/// counts as protected: the tools then refuse every statement rather than guess.
+pub(crate) fn is_protected(name: &str) -> bool {
     let prefix = PROTECTED_TABLE_PREFIX.len();
-    PROTECTED_TABLES
+    let lower = name.to_ascii_lowercase();
+    let own = match own_schema_names() {
+        Ok(names) => names.binary_search(&lower).is_ok(),
+        Err(e) => {
+            tracing::warn!(error = %e, "SQL guard cannot tell Steward's tables apart; refusing");
+            true
+        }
+    };
+    own || PROTECTED_TABLES
         .iter()
         .any(|p| p.eq_ignore_ascii_case(name))
-        // Memory's run-time tables (vector and FTS shadow tables) share a prefix.
         || name
             .get(..prefix)
             .is_some_and(|p| p.eq_ignore_ascii_case(PROTECTED_TABLE_PREFIX))
@@ -219,12 +230,17 @@ fn is_system(name: &str) -> bool {
 
 fn protected_message(name: &str) -> Verdict {
     Verdict::Deny(format!(
-        "access to table {} is not allowed (it holds Steward's own approval or memory records)",
+        "access to table {} is not allowed (it is Steward's own: conversations, approvals or \
+         memory; the SQL tools reach only tables you created)",
         echo(&name.to_ascii_lowercase())
     ))
 }
 
-fn read(table: &str) -> Verdict {
+/// What a read may name: only the owner's tables and views. Steward's own objects, the
+/// schema tables (they hold the SQL of Steward's tables) and the `pragma_*` table-valued
+/// functions (their argument names a table the guard never sees) are refused; in
+/// `db_execute` SQLite itself reads the schema tables while it applies a schema change.
+fn read(mode: Mode, table: &str) -> Verdict {
     if is_protected(table) {
         return protected_message(table);
     }
@@ -233,6 +249,22 @@ fn read(table: &str) -> Verdict {
         .any(|t| t.eq_ignore_ascii_case(table))
     {
         return Verdict::Deny(format!("reading {} is not allowed", echo(table)));
+    }
+    if table
+        .get(..7)
+        .is_some_and(|p| p.eq_ignore_ascii_case("pragma_"))
+    {
+        return Verdict::Deny(format!(
+            "the table-valued function {} is not allowed; use PRAGMA table_info(name) on your own tables",
+            echo(table)
+        ));
+    }
+    if mode == Mode::Query && is_system(table) {
+        return Verdict::Deny(format!(
+            "reading {} is not allowed (it describes Steward's own tables too); \
+             use PRAGMA table_list or table_info on your own tables",
+            echo(table)
+        ));
     }
     Verdict::Allow
 }

@@ -12,7 +12,7 @@ mod guard;
 mod render;
 
 use crate::builtins::str_arg;
-use crate::{Tool, ToolContext, ToolError};
+use crate::{OutputTrust, Reach, Tool, ToolContext, ToolError};
 use conn::SqlArgs;
 use guard::Mode;
 use rusqlite::types::Value as SqlValue;
@@ -77,6 +77,15 @@ fn parameters() -> Value {
     })
 }
 
+/// The SQL, on one line, is what a call touched.
+fn sql_reach(args: &Value) -> Reach {
+    let sql = args.get("sql").and_then(Value::as_str).unwrap_or("");
+    Reach {
+        summary: Some(Reach::line(sql, 200)),
+        ..Reach::default()
+    }
+}
+
 fn parse_args(args: &Value) -> Result<SqlArgs, ToolError> {
     let sql = str_arg(args, "sql")?;
     if sql.trim().is_empty() {
@@ -88,6 +97,13 @@ fn parse_args(args: &Value) -> Result<SqlArgs, ToolError> {
         return Err(ToolError::InvalidArguments(format!(
             "argument `sql` is longer than {MAX_SQL_BYTES} bytes"
         )));
+    }
+    // SQLite stops reading at a NUL, so the card would show text that never runs (or hide
+    // what does): refused outright.
+    if sql.contains('\0') {
+        return Err(ToolError::InvalidArguments(
+            "argument `sql` contains a NUL character".to_owned(),
+        ));
     }
     let raw = match args.get("params") {
         None | Some(Value::Null) => &[][..],
@@ -147,6 +163,18 @@ async fn blocking<T: Send + 'static>(
     })?
 }
 
+/// The preview text of a statement that changes `n` rows; `approved_count` reads it back.
+pub(crate) fn preview_text(n: u64) -> String {
+    format!("will affect {}", rows(n))
+}
+
+/// The row count the owner saw on the card, if the approved preview is one of ours.
+fn approved_count(preview: &str) -> Option<u64> {
+    let rest = preview.trim().strip_prefix("will affect ")?;
+    let (n, unit) = rest.split_once(' ')?;
+    matches!(unit, "row" | "rows").then(|| n.parse().ok())?
+}
+
 fn rows(n: u64) -> String {
     if n == 1 {
         "1 row".to_owned()
@@ -174,13 +202,19 @@ impl Tool for DbQuery {
     fn effect(&self) -> Effect {
         Effect::Read
     }
+    // Rows may have been written by anyone (an import, a shared table): output stays
+    // Untrusted (the default) and is fenced.
+    fn reach(&self, args: &Value) -> Reach {
+        sql_reach(args)
+    }
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
         conn::check(&self.cfg, Mode::Query, &parse_args(args)?)
     }
     async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
         let parsed = parse_args(&args)?;
         let cfg = Arc::clone(&self.cfg);
-        blocking(move || conn::query(&cfg, &parsed)).await
+        let table = blocking(move || conn::query(&cfg, &parsed)).await?;
+        Ok(render::fence_rows(&table))
     }
 }
 
@@ -211,13 +245,23 @@ impl Tool for DbExecute {
     fn effect(&self) -> Effect {
         Effect::Write
     }
+    /// Only a count comes back.
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
+    }
+    fn reach(&self, args: &Value) -> Reach {
+        sql_reach(args)
+    }
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
         conn::check(&self.cfg, self.mode(), &parse_args(args)?)
     }
-    async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let parsed = parse_args(&args)?;
         let cfg = Arc::clone(&self.cfg);
-        let changed = blocking(move || conn::execute(&cfg, &parsed, true)).await?;
+        // Approved: the effect must be the one the owner saw, or nothing changes.
+        let expected = ctx.approved_preview.as_deref().and_then(approved_count);
+        let finish = conn::Finish::Commit { expected };
+        let changed = blocking(move || conn::execute(&cfg, &parsed, finish)).await?;
         Ok(format!("affected {}", rows(changed)))
     }
     async fn preview(&self, args: &Value, _ctx: &ToolContext) -> Option<Result<String, ToolError>> {
@@ -226,7 +270,7 @@ impl Tool for DbExecute {
             Err(e) => return Some(Err(e)),
         };
         let cfg = Arc::clone(&self.cfg);
-        let changed = blocking(move || conn::execute(&cfg, &parsed, false)).await;
-        Some(changed.map(|n| format!("will affect {}", rows(n))))
+        let changed = blocking(move || conn::execute(&cfg, &parsed, conn::Finish::Preview)).await;
+        Some(changed.map(preview_text))
     }
 }

@@ -209,8 +209,12 @@ pub async fn execute(r: &ToolRegistry, sql: &str) -> ToolOutcome {
     call(r, "db_execute", args(sql)).await
 }
 
-/// The lines of a successful db_query output.
+/// The lines of a successful db_query output, inside its fence (which must be there).
 pub fn lines(out: &ToolOutcome) -> Vec<&str> {
     assert!(out.ok, "{}", out.output);
-    out.output.split('\n').collect()
+    let all: Vec<&str> = out.output.split('\n').collect();
+    assert_eq!(all.first(), Some(&"<table_rows>"), "{}", out.output);
+    assert_eq!(all.last(), Some(&"</table_rows>"), "{}", out.output);
+    assert!(all[1].contains("not instructions"), "{}", out.output);
+    all[2..all.len() - 1].to_vec()
 }
