@@ -478,3 +478,64 @@ async fn an_edit_in_words_over_http_revises_the_card_before_it_runs() {
         0
     );
 }
+
+#[tokio::test]
+async fn a_delete_whose_row_count_changed_after_the_card_is_rolled_back_and_asked_again() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("effect-changed");
+    let srv = serve(&dir, &fake, &[]);
+    create_table(&srv, &fake).await;
+    let conn = rusqlite::Connection::open(dir.path().join("steward.db")).unwrap();
+    conn.execute("INSERT INTO visits VALUES ('Lisbon')", [])
+        .unwrap();
+    let id = park_sql(
+        &srv,
+        &fake,
+        "trips",
+        "forget Lisbon",
+        "DELETE FROM visits WHERE place = 'Lisbon'",
+    )
+    .await;
+    assert!(
+        get_action(&srv, &id).await["action"]["preview"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("will affect 1 row")
+    );
+    // After the owner saw "1 row", another Lisbon row arrives.
+    conn.execute("INSERT INTO visits VALUES ('Lisbon')", [])
+        .unwrap();
+    fake.push(Step::Reply(Reply::text("It changed; please look again.")));
+    let resp = confirm(&srv, &id, 0).await.unwrap();
+    assert!(resp.status().is_success(), "{}", resp.status());
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits"),
+        2,
+        "nothing was deleted"
+    );
+    let old = get_action(&srv, &id).await;
+    assert_eq!(old["action"]["status"], "failed", "{old}");
+    let pending: Value = client()
+        .get(srv.url("/api/v1/approvals?status=pending"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let fresh: Vec<&Value> = pending["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["action"]["tool"] == "db_execute")
+        .collect();
+    assert_eq!(fresh.len(), 1, "a new card: {pending}");
+    assert!(
+        fresh[0]["action"]["preview"]
+            .as_str()
+            .unwrap()
+            .contains("will affect 2 rows"),
+        "{pending}"
+    );
+}
