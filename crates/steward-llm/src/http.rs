@@ -13,6 +13,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::de::DeserializeOwned;
 use std::future::Future;
 use std::time::Duration;
+use steward_protocol::secret_url;
 use tokio_util::sync::CancellationToken;
 
 /// Largest successful response body we accept (a runaway server must not eat memory).
@@ -42,9 +43,11 @@ pub(crate) struct Http {
     pub stream: bool,
     client: reqwest::Client,
     auth: HeaderMap,
-    api_key: Option<String>,
+    /// The API key and every secret part of the base URL (userinfo, query values), longest
+    /// first: scrubbed from any text that becomes an error.
+    secrets: Vec<String>,
     request_timeout: Duration,
-    /// Base URL without credentials or query, for messages.
+    /// Base URL with credentials and query values masked, for messages.
     shown_base: String,
 }
 
@@ -55,7 +58,7 @@ impl Http {
         // only means some provider is already installed, which is fine.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let base_url = cfg.base_url.trim().trim_end_matches('/').to_owned();
-        let mut parsed = reqwest::Url::parse(&base_url).map_err(|e| {
+        let parsed = reqwest::Url::parse(&base_url).map_err(|e| {
             LlmError::Config(format!(
                 "provider {}: base_url is not a valid URL ({e})",
                 cfg.name
@@ -67,10 +70,14 @@ impl Http {
                 cfg.name
             )));
         }
-        let _ = parsed.set_username("");
-        let _ = parsed.set_password(None);
-        parsed.set_query(None);
-        let shown_base = parsed.to_string().trim_end_matches('/').to_owned();
+        let shown_base = secret_url::mask_url(&base_url);
+        // Both spellings: the URL as configured and as the url crate re-serialises it (which
+        // is what reqwest and servers echo), e.g. with percent-encoded userinfo.
+        let mut secrets = secret_url::url_secrets(&base_url);
+        secrets.extend(secret_url::url_secrets(parsed.as_str()));
+        secrets.extend(cfg.api_key.clone().filter(|k| !k.is_empty()));
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.dedup();
 
         let mut headers = HeaderMap::new();
         for (name, value) in auth {
@@ -91,7 +98,7 @@ impl Http {
                 LlmError::Config(format!(
                     "provider {}: cannot build HTTP client: {}",
                     cfg.name,
-                    chain(&e)
+                    chain(e)
                 ))
             })?;
         Ok(Http {
@@ -100,7 +107,7 @@ impl Http {
             stream: cfg.stream,
             client,
             auth: headers,
-            api_key: cfg.api_key.clone().filter(|k| !k.is_empty()),
+            secrets,
             request_timeout: cfg.request_timeout,
             shown_base,
         })
@@ -253,7 +260,7 @@ impl Http {
                 provider: self.name.clone(),
             };
         }
-        self.stream_cut(had_output, &chain(&e))
+        self.stream_cut(had_output, &chain(e))
     }
 
     pub fn transport_error(&self, e: reqwest::Error) -> LlmError {
@@ -266,23 +273,22 @@ impl Http {
         // problem worth retrying.
         LlmError::Connect {
             provider: self.name.clone(),
-            message: self.redact(&format!("{} ({})", self.shown_base, chain(&e))),
+            message: self.redact(&format!("{} ({})", self.shown_base, chain(e))),
         }
     }
 
-    /// Remove the key from text that came from outside (error bodies can echo it).
+    /// Remove the key and the base URL's credentials from text that came from outside
+    /// (error bodies can echo them).
     pub fn redact(&self, text: &str) -> String {
-        match &self.api_key {
-            Some(key) => text.replace(key.as_str(), "[redacted]"),
-            None => text.to_owned(),
-        }
+        secret_url::scrub(text, &self.secrets)
     }
 }
 
-/// The error's message and its causes, without the request URL.
-fn chain(e: &reqwest::Error) -> String {
+/// The error's message and its causes, without the request URL (it may carry credentials).
+fn chain(e: reqwest::Error) -> String {
+    let e = e.without_url();
     let mut parts: Vec<String> = Vec::new();
-    let mut cur: Option<&dyn std::error::Error> = Some(e);
+    let mut cur: Option<&dyn std::error::Error> = Some(&e);
     while let Some(err) = cur {
         let s = err.to_string();
         let s = s.split(" for url (").next().unwrap_or(&s).to_owned();

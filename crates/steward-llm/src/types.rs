@@ -94,7 +94,10 @@ impl fmt::Debug for ProviderConfig {
         f.debug_struct("ProviderConfig")
             .field("name", &self.name)
             .field("kind", &self.kind)
-            .field("base_url", &self.base_url)
+            .field(
+                "base_url",
+                &steward_protocol::secret_url::mask_url(&self.base_url),
+            )
             .field("api_key", &self.api_key.as_ref().map(|_| "***"))
             .field("stream", &self.stream)
             .field("request_timeout", &self.request_timeout)
@@ -178,7 +181,7 @@ mod tests {
         let cfg = ProviderConfig {
             name: "openai".into(),
             kind: ProviderKind::OpenAi,
-            base_url: "http://127.0.0.1:1/v1".into(),
+            base_url: "http://user:pw-canary@127.0.0.1:1/v1?api-key=k-canary".into(),
             api_key: Some("sk-secret-123".into()),
             stream: true,
             request_timeout: Duration::from_secs(1),
@@ -186,6 +189,11 @@ mod tests {
         };
         let dbg = format!("{cfg:?}");
         assert!(!dbg.contains("sk-secret-123"));
+        assert!(
+            !dbg.contains("pw-canary") && !dbg.contains("k-canary"),
+            "{dbg}"
+        );
+        assert!(dbg.contains("127.0.0.1:1/v1"), "{dbg}");
         assert!(dbg.contains("***"));
     }
 }

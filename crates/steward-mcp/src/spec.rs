@@ -108,7 +108,7 @@ impl ServerSpec {
         };
         let mut out: Vec<String> = values.cloned().collect();
         if let Transport::Http { url, .. } = &self.transport {
-            out.extend(url_secrets(url));
+            out.extend(steward_protocol::secret_url::url_secrets(url));
         }
         // Very short values would redact half the alphabet; they are not worth hiding.
         out.retain(|v| v.len() >= 4);
@@ -116,41 +116,10 @@ impl ServerSpec {
     }
 }
 
-/// The parts of a URL that often carry credentials: `user:password@` and the query.
-fn url_secrets(url: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if let Some((userinfo, _)) = authority.rsplit_once('@') {
-        out.push(userinfo.to_owned());
-    }
-    if let Some((_, query)) = url.split_once('?') {
-        out.push(query.split('#').next().unwrap_or("").to_owned());
-    }
-    out
-}
-
-/// A URL as listings show it: credentials and query replaced by `…` (API keys often ride
-/// in a query string).
+/// A URL as listings show it: userinfo, query values and fragment masked by the one rule in
+/// `steward_protocol::secret_url` (API keys often ride in a query string).
 pub fn shown_url(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let (authority, path) = match rest.find(['/', '?', '#']) {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    let host = match authority.rsplit_once('@') {
-        Some((_, host)) => format!("…@{host}"),
-        None => authority.to_owned(),
-    };
-    let path = match path.split_once('?') {
-        Some((p, _)) => format!("{p}?…"),
-        None => path.to_owned(),
-    };
-    if scheme.is_empty() {
-        format!("{host}{path}")
-    } else {
-        format!("{scheme}://{host}{path}")
-    }
+    steward_protocol::secret_url::mask_url(url)
 }
 
 /// `[a-z0-9_]{1,32}` with no leading, trailing or doubled `_`, so `<server>__<tool>` always
@@ -259,11 +228,11 @@ mod tests {
         );
         assert_eq!(
             shown_url("https://u:pw@h.example/mcp?api_key=k123#x"),
-            "https://…@h.example/mcp?…"
+            "https://…@h.example/mcp?api_key=…#…"
         );
         assert_eq!(
             shown_url("https://h.example?key=abcd"),
-            "https://h.example?…"
+            "https://h.example?key=…"
         );
         let spec = ServerSpec::new(
             "x",
@@ -272,7 +241,10 @@ mod tests {
                 headers: BTreeMap::new(),
             },
         );
-        assert_eq!(spec.secret_values(), ["u:pw12", "api_key=k123"]);
+        let secrets = spec.secret_values();
+        for want in ["u:pw12", "pw12", "k123"] {
+            assert!(secrets.contains(&want.to_owned()), "{want}: {secrets:?}");
+        }
         assert!(!spec.target().contains("k123"));
     }
 

@@ -9,6 +9,7 @@ mod event;
 mod ids;
 mod memory;
 mod message;
+pub mod secret_url;
 pub mod untrusted;
 
 pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};

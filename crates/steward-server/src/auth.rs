@@ -55,6 +55,8 @@ pub(crate) async fn require_bearer(
     }
     let ok = bearer_token(req.headers()).is_some_and(|t| state.token.matches(t));
     if ok {
+        // The connection is the owner's from now on: caps displace it last (see `listen`).
+        crate::listen::mark_authenticated(&req);
         return next.run(req).await;
     }
     let flavor = Flavor::for_path(path);

@@ -3,7 +3,8 @@
 //! OpenAI-compatible API, bearer-token auth and hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
-//! HTTP responses, the accept loop with graceful shutdown. Does not own: running turns (that
+//! HTTP responses, the accept loop (`listen`: connection caps, header and idle deadlines,
+//! graceful shutdown). Does not own: running turns (that
 //! is `steward_core::Assistant`), deciding approvals (`steward_core::ApprovalDesk`), TLS, or
 //! reading configuration from disk (the binary builds a `ServerConfig` and hands it in).
 
@@ -12,6 +13,7 @@ mod approvals;
 mod auth;
 mod body;
 mod error;
+mod listen;
 mod memory;
 mod openai;
 mod trace;
@@ -20,13 +22,13 @@ mod turn;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::{delete, get, patch, post, put};
-use axum::serve::ListenerExt;
 use serde_json::json;
 use std::fmt;
-use std::future::Future;
 use std::sync::Arc;
 use steward_core::{ApprovalDesk, Assistant};
 use steward_memory::Memory;
+
+pub use listen::{ConnLimits, serve, serve_with};
 
 /// Default cap on a request body; larger bodies get 413.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -150,23 +152,6 @@ pub fn router(
         ))
         .layer(axum::middleware::from_fn(trace::trace_request))
         .with_state(state)
-}
-
-/// Serve until `shutdown` resolves, then stop accepting and let in-flight requests finish.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    app: Router,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    // Streamed tokens are small writes; Nagle would hold them back.
-    let listener = listener.tap_io(|tcp| {
-        if let Err(err) = tcp.set_nodelay(true) {
-            tracing::debug!(%err, "could not set TCP_NODELAY");
-        }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
 }
 
 async fn health(State(state): State<AppState>) -> axum::Json<serde_json::Value> {

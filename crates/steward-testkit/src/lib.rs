@@ -9,6 +9,7 @@
 mod anthropic;
 mod gemini;
 mod openai;
+pub mod raw_http;
 mod script;
 mod server;
 mod state;

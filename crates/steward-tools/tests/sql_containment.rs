@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::json;
 use steward_protocol::{ConversationId, Message};
 use steward_store::{ConversationStore, SqliteStore};
-use steward_tools::{SqlToolsConfig, Tool, ToolContext, ToolError, ToolRegistry};
+use steward_tools::{SqlToolsConfig, ToolContext, ToolError, ToolRegistry};
 use support::{args, ctx, execute, query, registry};
 
 /// A real Steward database with one private conversation, plus the owner's own table.

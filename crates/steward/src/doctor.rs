@@ -12,6 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use steward_llm::{LlmError, Models, RetryPolicy};
+use steward_protocol::secret_url::mask_url;
 use steward_store::{SqliteStore, Store};
 
 use crate::config::{self, LoadedConfig, ProviderSettings, Settings, split_model_ref};
@@ -39,7 +40,9 @@ pub async fn run(cfg: &LoadedConfig, out: &mut dyn Write) -> io::Result<bool> {
     match s.model.as_deref() {
         Some(m) => check_model(&mut r, s, "model", m, &mut probed).await?,
         None => {
-            let ollama = s.provider("ollama").map_or("", |p| p.base_url.as_str());
+            let ollama = s
+                .provider("ollama")
+                .map_or(String::new(), |p| mask_url(&p.base_url));
             let fixes = [
                 "STEWARD_MODEL=openai:gpt-4.1-mini and OPENAI_API_KEY=… (or model = \"openai:gpt-4.1-mini\" in steward.toml)".to_string(),
                 format!("or, for a local Ollama (no key): STEWARD_MODEL=ollama:llama3.2 with Ollama serving {ollama} (change with OLLAMA_BASE_URL)"),
@@ -317,7 +320,8 @@ async fn probe_provider(r: &mut Report<'_>, s: &Settings, p: &ProviderSettings) 
             })),
         Err(e) => Err(e),
     };
-    let url = &p.base_url;
+    // Credentials in the URL (userinfo, query values) are masked like everywhere else.
+    let url = &mask_url(&p.base_url);
     let name = &p.name;
     let url_fix = match config::env_var_for(&format!("providers.{name}.base_url")) {
         Some(var) => format!("set {var} (or providers.{name}.base_url) to the right address"),

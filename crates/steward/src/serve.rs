@@ -8,7 +8,7 @@ use anyhow::Context;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use steward_server::ServerConfig;
+use steward_server::{ConnLimits, ServerConfig};
 use tokio_util::sync::CancellationToken;
 
 pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
@@ -61,9 +61,16 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             mcp: Some(mcp),
         },
     );
-    let server = tokio::spawn(steward_server::serve(
+    let limits = ConnLimits {
+        header_timeout: settings.http.header_timeout,
+        idle_timeout: settings.http.idle_timeout,
+        max_connections: settings.http.max_connections,
+        max_connections_per_ip: settings.http.max_connections_per_ip,
+    };
+    let server = tokio::spawn(steward_server::serve_with(
         listener,
         router,
+        limits,
         stop.clone().cancelled_owned(),
     ));
     match &model_label {

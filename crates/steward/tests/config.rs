@@ -276,6 +276,58 @@ fn bad_values_from_env_name_key_env_var_and_rule() {
 }
 
 #[test]
+fn http_connection_limits_have_defaults_overrides_and_ranges() {
+    let dir = temp_dir();
+    let cfg = load_in(&dir, None, &env_of(&dir, &[])).unwrap();
+    let http = &cfg.settings.http;
+    assert_eq!(http.header_timeout, Duration::from_secs(10));
+    assert_eq!(http.idle_timeout, Duration::from_secs(60));
+    assert_eq!(
+        (http.max_connections, http.max_connections_per_ip),
+        (256, 64)
+    );
+    let file = write(
+        &dir,
+        "steward.toml",
+        "[http]\nheader_timeout_secs = 3\nmax_connections_per_ip = 8\n",
+    );
+    let env = env_of(
+        &dir,
+        &[
+            ("STEWARD_HTTP_IDLE_TIMEOUT_SECS", "5"),
+            ("STEWARD_HTTP_MAX_CONNECTIONS", "32"),
+        ],
+    );
+    let http = load_in(&dir, Some(&file), &env).unwrap().settings.http;
+    assert_eq!(http.header_timeout, Duration::from_secs(3));
+    assert_eq!(http.idle_timeout, Duration::from_secs(5));
+    assert_eq!((http.max_connections, http.max_connections_per_ip), (32, 8));
+    for (var, bad, key) in [
+        (
+            "STEWARD_HTTP_HEADER_TIMEOUT_SECS",
+            "0",
+            "http.header_timeout_secs",
+        ),
+        (
+            "STEWARD_HTTP_IDLE_TIMEOUT_SECS",
+            "3601",
+            "http.idle_timeout_secs",
+        ),
+        ("STEWARD_HTTP_MAX_CONNECTIONS", "0", "http.max_connections"),
+        (
+            "STEWARD_HTTP_MAX_CONNECTIONS_PER_IP",
+            "many",
+            "http.max_connections_per_ip",
+        ),
+    ] {
+        let msg = load_in(&dir, None, &env_of(&dir, &[(var, bad)]))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains(key) && msg.contains(var), "{msg}");
+    }
+}
+
+#[test]
 fn invalid_secret_is_never_echoed() {
     let dir = temp_dir();
     let secret = "short secret";

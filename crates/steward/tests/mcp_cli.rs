@@ -153,7 +153,7 @@ fn http_server_headers_stay_secret_even_in_debug_logs() {
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(
         out.contains(&format!(
-            "remote  http  http://127.0.0.1:{}/mcp?…",
+            "remote  http  http://127.0.0.1:{}/mcp?key=…",
             server.1
         )),
         "{out}"

@@ -6,3 +6,4 @@ mod fake;
 mod gemini;
 mod openai;
 mod resilience;
+mod url_secrets;

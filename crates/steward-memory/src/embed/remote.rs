@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::json;
+use steward_protocol::secret_url;
 
 use super::{EmbedError, Embedder, l2_normalize};
 
@@ -55,7 +56,7 @@ impl std::fmt::Debug for RemoteEmbedder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RemoteEmbedder")
             .field("kind", &self.kind)
-            .field("base_url", &self.base_url)
+            .field("base_url", &secret_url::mask_url(&self.base_url))
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
             .field("model", &self.model)
             .field("dims", &self.dims)
@@ -76,7 +77,8 @@ impl RemoteEmbedder {
         let base_url = base_url.trim().trim_end_matches('/').to_string();
         if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
             return Err(EmbedError::Config(format!(
-                "base URL must start with http:// or https://, got {base_url:?}"
+                "base URL must start with http:// or https://, got {:?}",
+                secret_url::mask_url(&base_url)
             )));
         }
         let model = model.trim();
@@ -147,12 +149,12 @@ impl RemoteEmbedder {
         let response = request
             .send()
             .await
-            .map_err(|e| EmbedError::Connect(self.redact(&e.to_string())))?;
+            .map_err(|e| EmbedError::Connect(self.redact(&e.without_url().to_string())))?;
         let status = response.status();
         let body = response
             .bytes()
             .await
-            .map_err(|e| EmbedError::Connect(self.redact(&e.to_string())))?;
+            .map_err(|e| EmbedError::Connect(self.redact(&e.without_url().to_string())))?;
         if !status.is_success() {
             return Err(EmbedError::Http {
                 status: status.as_u16(),
@@ -184,13 +186,14 @@ impl RemoteEmbedder {
         Ok(vectors)
     }
 
-    /// Servers sometimes echo the key back (e.g. "Incorrect API key provided: sk-…"): scrub it
-    /// from anything that becomes an error message.
+    /// Servers sometimes echo the key back (e.g. "Incorrect API key provided: sk-…"), or the
+    /// base URL's credentials: scrub them from anything that becomes an error message.
     fn redact(&self, text: &str) -> String {
-        match &self.api_key {
+        let text = match &self.api_key {
             Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
             _ => text.to_string(),
-        }
+        };
+        secret_url::scrub_url(&text, &self.base_url)
     }
 }
 
@@ -360,5 +363,35 @@ mod tests {
         let dbg = format!("{e:?}");
         assert!(!dbg.contains("sk-secret-123"), "{dbg}");
         assert!(dbg.contains("[redacted]"));
+    }
+
+    #[tokio::test]
+    async fn credentials_in_the_base_url_stay_out_of_errors_and_debug() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let e = RemoteEmbedder::new(
+            RemoteKind::OpenAi,
+            format!("http://user:pw-canary-e1@127.0.0.1:{port}/v1?api-key=qk-canary-e2"),
+            Some("sk-secret-123".into()),
+            "m".into(),
+            3,
+        )
+        .unwrap();
+        let err = e.embed(&["hello".to_owned()]).await.unwrap_err();
+        let shown = format!("{err} {err:?} {e:?}");
+        assert!(matches!(err, EmbedError::Connect(_)), "{shown}");
+        assert!(!shown.contains("pw-canary-e1"), "{shown}");
+        assert!(!shown.contains("qk-canary-e2"), "{shown}");
+        let bad = RemoteEmbedder::new(
+            RemoteKind::OpenAi,
+            "ftp://user:pw-canary-e3@h".into(),
+            Some("k".into()),
+            "m".into(),
+            3,
+        )
+        .unwrap_err();
+        assert!(!bad.to_string().contains("pw-canary-e3"), "{bad}");
     }
 }

@@ -9,6 +9,7 @@ mod auth;
 mod desk;
 mod grants;
 mod hostile;
+mod limits;
 mod memory;
 mod openai;
 mod openai_stream;

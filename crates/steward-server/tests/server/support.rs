@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use steward_core::{ApprovalDesk, Assistant, TurnStream};
 use steward_protocol::{FailureKind, Inbound, ToolCall, TurnEvent, Usage};
-use steward_server::{ServerConfig, router, serve};
+use steward_server::{ConnLimits, ServerConfig, router, serve_with};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -178,6 +178,16 @@ pub async fn start_desk(desk: Arc<FakeDesk>) -> Server {
 }
 
 pub async fn start_full(fake: Arc<Fake>, desk: Arc<FakeDesk>, cfg: ServerConfig) -> Server {
+    start_limited(fake, desk, cfg, ConnLimits::default()).await
+}
+
+/// A server with explicit connection limits.
+pub async fn start_limited(
+    fake: Arc<Fake>,
+    desk: Arc<FakeDesk>,
+    cfg: ServerConfig,
+    limits: ConnLimits,
+) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let app = router(
@@ -186,7 +196,7 @@ pub async fn start_full(fake: Arc<Fake>, desk: Arc<FakeDesk>, cfg: ServerConfig)
         cfg,
     );
     let (tx, rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(serve(listener, app, async move {
+    let task = tokio::spawn(serve_with(listener, app, limits, async move {
         let _ = rx.await;
     }));
     Server {

@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 
 pub use llm::provider_configs;
 pub use settings::{
-    AgentSettings, ApprovalConfig, MemorySettings, ProviderKindSetting, ProviderSettings, Settings,
-    SqlConfig, ToolSettings, WebSettings, split_model_ref,
+    AgentSettings, ApprovalConfig, HttpSettings, MemorySettings, ProviderKindSetting,
+    ProviderSettings, Settings, SqlConfig, ToolSettings, WebSettings, split_model_ref,
 };
 pub use show::render_docs;
 
@@ -197,7 +197,7 @@ pub fn load_with_cwd(
             }
             Some((v, _)) => {
                 (field.apply)(&mut settings, v);
-                Shown::Plain(v.text())
+                Shown::Plain(field.rule.shown(&v.text()))
             }
             None => Shown::Unset,
         };
@@ -254,7 +254,10 @@ fn resolve(
             .rule
             .parse_text(&raw)
             .map(|v| Some((v, Source::Env(var.to_string()))))
-            .map_err(|r| invalid(format!("env {var}"), r, Some(format!("{raw:?}"))));
+            .map_err(|r| {
+                let shown = format!("{:?}", field.rule.shown(&raw));
+                invalid(format!("env {var}"), r, Some(shown))
+            });
     }
     if let (Some(path), Some((raw, line))) = (path, doc.values.get(field.key)) {
         let origin = format!("file {} line {line}", path.display());
@@ -262,7 +265,7 @@ fn resolve(
             .rule
             .parse_file(raw)
             .map(|v| Some((v, Source::File(path.to_path_buf()))))
-            .map_err(|r| invalid(origin, r, show_file_value(raw)));
+            .map_err(|r| invalid(origin, r, show_file_value(raw, field.rule)));
     }
     let text = match field.default {
         Default::None => return Ok(None),
@@ -278,9 +281,10 @@ fn resolve(
         .map_err(|r| invalid("built-in default".into(), r, Some(format!("{text:?}"))))
 }
 
-pub(crate) fn show_file_value(raw: &FileValue) -> Option<String> {
+/// A rejected file value as an error may quote it (URLs with their credentials masked).
+pub(crate) fn show_file_value(raw: &FileValue, rule: rules::Rule) -> Option<String> {
     match raw {
-        FileValue::Str(s) => Some(format!("{s:?}")),
+        FileValue::Str(s) => Some(format!("{:?}", rule.shown(s))),
         FileValue::Int(n) => Some(n.to_string()),
         FileValue::Bool(b) => Some(b.to_string()),
         FileValue::Other(_) => None,

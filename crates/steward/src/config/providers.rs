@@ -32,7 +32,7 @@ pub(crate) fn build(
     for (key, rule, secret) in USER_PROVIDER_KEYS {
         if let Some((fv, line)) = raw.entries.get(key) {
             let v = rule.parse_file(fv).map_err(|reason| {
-                let reason = match show_file_value(fv) {
+                let reason = match show_file_value(fv, rule) {
                     Some(shown) if !secret => format!("{reason} (got {shown})"),
                     _ => reason,
                 };
@@ -96,7 +96,11 @@ pub(crate) fn build(
     };
     let entries = vec![
         entry("kind", Shown::Plain(kind.as_str().into()), file_src.clone()),
-        entry("base_url", Shown::Plain(base_url.clone()), file_src.clone()),
+        entry(
+            "base_url",
+            Shown::Plain(Rule::HttpUrl.shown(&base_url)),
+            file_src.clone(),
+        ),
         entry("api_key_env", env_shown, env_src),
         entry("api_key", key_shown, key_src),
         entry("stream", stream_shown, stream_src),

@@ -89,6 +89,15 @@ pub(crate) enum Rule {
 }
 
 impl Rule {
+    /// A (non-secret) value as `config show` and errors print it: URLs with their userinfo
+    /// and query values masked (`steward_protocol::secret_url`), anything else as is.
+    pub(crate) fn shown(self, text: &str) -> String {
+        match self {
+            Rule::HttpUrl => steward_protocol::secret_url::mask_url(text),
+            _ => text.to_owned(),
+        }
+    }
+
     /// The rule in words, as shown in errors and generated docs.
     pub(crate) fn describe(self) -> String {
         match self {

@@ -8,6 +8,7 @@ use std::fmt;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
+use steward_protocol::secret_url::mask_url;
 
 /// Fully resolved configuration (defaults < file < environment already applied).
 #[derive(Clone, PartialEq, Eq)]
@@ -19,6 +20,7 @@ pub struct Settings {
     pub log: String,
     pub http_addr: SocketAddr,
     pub max_body_bytes: usize,
+    pub http: HttpSettings,
     /// Secret: masked in `Debug`.
     pub api_token: Option<String>,
     pub agent: AgentSettings,
@@ -36,6 +38,15 @@ pub struct Settings {
     /// `[mcp.servers.NAME]` tables, in name order. Env and header values are secrets: the
     /// spec's `Debug` shows only their names.
     pub mcp_servers: Vec<steward_mcp::ServerSpec>,
+}
+
+/// Connection limits of the HTTP server (`http.*` besides the address and body cap).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpSettings {
+    pub header_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub max_connections: usize,
+    pub max_connections_per_ip: usize,
 }
 
 /// Limits of one agent turn.
@@ -111,7 +122,7 @@ impl fmt::Debug for WebSettings {
             .field("fetch_timeout", &self.fetch_timeout)
             .field("max_redirects", &self.max_redirects)
             .field("search_backend", &self.search_backend)
-            .field("search_url", &self.search_url)
+            .field("search_url", &self.search_url.as_deref().map(mask_url))
             .field("search_api_key", &Masked(&self.search_api_key))
             .field("search_max_results", &self.search_max_results)
             .finish()
@@ -245,6 +256,12 @@ impl Settings {
             log: String::new(),
             http_addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             max_body_bytes: 0,
+            http: HttpSettings {
+                header_timeout: Duration::ZERO,
+                idle_timeout: Duration::ZERO,
+                max_connections: 0,
+                max_connections_per_ip: 0,
+            },
             api_token: None,
             agent: AgentSettings {
                 max_rounds: 0,
@@ -351,6 +368,7 @@ impl fmt::Debug for Settings {
             .field("log", &self.log)
             .field("http_addr", &self.http_addr)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("http", &self.http)
             .field("api_token", &Masked(&self.api_token))
             .field("agent", &self.agent)
             .field("shutdown_grace", &self.shutdown_grace)
@@ -372,7 +390,7 @@ impl fmt::Debug for ProviderSettings {
         f.debug_struct("ProviderSettings")
             .field("name", &self.name)
             .field("kind", &self.kind)
-            .field("base_url", &self.base_url)
+            .field("base_url", &mask_url(&self.base_url))
             .field("api_key", &Masked(&self.api_key))
             .field("api_key_env", &self.api_key_env)
             .field("stream", &self.stream)

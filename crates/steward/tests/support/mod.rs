@@ -42,6 +42,26 @@ impl Drop for TempDir {
 /// A clean environment: nothing from the developer's shell leaks into the test.
 pub fn base_command(data_dir: &Path) -> Command {
     let mut cmd = Command::new(steward_bin());
+    clean_env(&mut cmd, data_dir);
+    cmd
+}
+
+/// [`base_command`] run under `prlimit --nofile=N:N` (util-linux): the process cannot open
+/// more than `nofile` file descriptors, and cannot raise the limit.
+pub fn fd_limited_command(data_dir: &Path, nofile: u32) -> Command {
+    let prlimit = ["/usr/bin/prlimit", "/bin/prlimit"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .expect("prlimit (util-linux) is needed to start steward under a file-descriptor limit");
+    let mut cmd = Command::new(prlimit);
+    cmd.arg(format!("--nofile={nofile}:{nofile}"))
+        .arg("--")
+        .arg(steward_bin());
+    clean_env(&mut cmd, data_dir);
+    cmd
+}
+
+fn clean_env(cmd: &mut Command, data_dir: &Path) {
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("HOME", data_dir)
@@ -51,7 +71,6 @@ pub fn base_command(data_dir: &Path) -> Command {
         // it on explicitly.
         .env("STEWARD_MEMORY_EXTRACT", "false")
         .current_dir(data_dir);
-    cmd
 }
 
 pub fn with_fake_model(cmd: &mut Command, openai_base: &str, model: &str) {
