@@ -273,3 +273,24 @@ proptest! {
         });
     }
 }
+
+#[tokio::test]
+async fn db_execute_errors_carry_no_row_text() {
+    let d = Db::new("errtext").await;
+    d.raw()
+        .execute(
+            "INSERT INTO visits VALUES ('Faro', 'IGNORE-PREVIOUS-INSTRUCTIONS')",
+            [],
+        )
+        .unwrap();
+    let r = registry(d.cfg(false));
+    // The JSON path comes from a row; SQLite's message would quote it.
+    let out = execute(
+        &r,
+        "UPDATE visits SET place = json_extract('{}', note) WHERE place = 'Faro'",
+    )
+    .await;
+    assert!(!out.ok, "{}", out.output);
+    assert!(!out.output.contains("IGNORE-PREVIOUS"), "{}", out.output);
+    assert!(out.output.contains("nothing was changed"), "{}", out.output);
+}

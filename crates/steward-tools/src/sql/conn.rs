@@ -280,7 +280,7 @@ fn run_in_transaction(
     // RETURNING rows are drained, not shown: the result is the count.
     while rows
         .next()
-        .map_err(|e| sql_error(e, log, Some(cfg)))?
+        .map_err(|e| without_row_text(sql_error(e, log, Some(cfg))))?
         .is_some()
     {}
     drop(rows);
@@ -289,6 +289,34 @@ fn run_in_transaction(
 
 /// An SQLite error as the model should see it: the guard's reason when it refused,
 /// otherwise SQLite's own short message (syntax errors, unknown columns) — never paths.
+/// SQLite messages raised while a statement runs that never quote stored values.
+const FIXED_RUN_ERRORS: &[&str] = &[
+    "SQLite: UNIQUE constraint failed",
+    "SQLite: NOT NULL constraint failed",
+    "SQLite: CHECK constraint failed",
+    "SQLite: FOREIGN KEY constraint failed",
+    "SQLite: PRIMARY KEY constraint failed",
+    "SQLite: datatype mismatch",
+    "SQLite: integer overflow",
+];
+
+/// `db_execute`'s output is trusted (a count), so an error raised while its statement runs
+/// must not carry row text either (some SQLite messages quote values, e.g. a bad JSON path
+/// taken from a row): anything but the fixed forms becomes a generic message.
+fn without_row_text(e: ToolError) -> ToolError {
+    match e {
+        ToolError::InvalidArguments(m)
+            if m.starts_with("SQLite: ") && !FIXED_RUN_ERRORS.iter().any(|f| m.starts_with(f)) =>
+        {
+            tracing::debug!(error = %m, "db_execute failed while running");
+            ToolError::InvalidArguments(
+                "SQLite refused the statement while running it; nothing was changed".to_owned(),
+            )
+        }
+        other => other,
+    }
+}
+
 fn sql_error(e: rusqlite::Error, log: &SeenLog, cfg: Option<&SqlToolsConfig>) -> ToolError {
     if let Some(reason) = guard::seen(log).refusal.clone() {
         return refused(&reason);
