@@ -61,9 +61,9 @@ async fn park_sql(srv: &Server, fake: &FakeModel, conv: &str, text: &str, sql: &
         .to_owned()
 }
 
-async fn get_action(srv: &Server, id: &str) -> Value {
+async fn get_json(srv: &Server, path: &str) -> Value {
     client()
-        .get(srv.url(&format!("/api/v1/approvals/{id}")))
+        .get(srv.url(path))
         .bearer_auth(TOKEN)
         .send()
         .await
@@ -71,6 +71,10 @@ async fn get_action(srv: &Server, id: &str) -> Value {
         .json()
         .await
         .unwrap()
+}
+
+async fn get_action(srv: &Server, id: &str) -> Value {
+    get_json(srv, &format!("/api/v1/approvals/{id}")).await
 }
 
 /// Create the `visits` table through the gate (DDL is allowed in these tests).
@@ -121,15 +125,7 @@ async fn message_card_confirm_runs_once_and_the_agent_follows_up() {
         "nothing ran before approval"
     );
 
-    let pending: Value = client()
-        .get(srv.url("/api/v1/approvals?status=pending"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let pending = get_json(&srv, "/api/v1/approvals?status=pending").await;
     assert!(
         pending["actions"]
             .as_array()
@@ -515,15 +511,7 @@ async fn a_delete_whose_row_count_changed_after_the_card_is_rolled_back_and_aske
     );
     let old = get_action(&srv, &id).await;
     assert_eq!(old["action"]["status"], "failed", "{old}");
-    let pending: Value = client()
-        .get(srv.url("/api/v1/approvals?status=pending"))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let pending = get_json(&srv, "/api/v1/approvals?status=pending").await;
     let fresh: Vec<&Value> = pending["actions"]
         .as_array()
         .unwrap()

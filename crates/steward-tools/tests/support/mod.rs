@@ -75,6 +75,15 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new() -> Fixture {
+        let f = Fixture::empty();
+        let conn = Connection::open(&f.db).unwrap();
+        conn.execute_batch(SCHEMA).unwrap();
+        drop(conn);
+        f
+    }
+
+    /// Only the directory: `db` is where a test may create its own database.
+    pub fn empty() -> Fixture {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
         let dir = std::env::temp_dir().join(format!(
             "steward-sql-test-{}-{n}-{}",
@@ -86,9 +95,6 @@ impl Fixture {
         ));
         std::fs::create_dir_all(&dir).unwrap();
         let db = dir.join("steward.db");
-        let conn = Connection::open(&db).unwrap();
-        conn.execute_batch(SCHEMA).unwrap();
-        drop(conn);
         Fixture { dir, db }
     }
 
