@@ -135,12 +135,12 @@ impl Steward {
 
     fn follow_up(&self, action: &PendingAction, reissued: Option<&PendingAction>) -> TurnStream {
         let events = self.enqueue(
-            Inbound {
-                conversation: action.conversation.clone(),
-                principal: action.principal.clone(),
-                surface: action.surface,
-                text: follow_up_note(action, reissued),
-            },
+            Inbound::new(
+                action.conversation.clone(),
+                action.principal.clone(),
+                action.surface,
+                follow_up_note(action, reissued),
+            ),
             TurnKind::FollowUp,
         );
         match reissued {

@@ -4,7 +4,7 @@
 
 use steward_protocol::{
     ActionCard, ActionStatus, ConversationId, Decision, Grant, Inbound, PendingAction, Principal,
-    Surface, TurnEvent,
+    RequestKey, Surface, TurnEvent,
 };
 use tokio::sync::mpsc;
 
@@ -13,10 +13,18 @@ use tokio::sync::mpsc;
 pub type TurnStream = mpsc::Receiver<TurnEvent>;
 
 /// What a surface needs from the assistant.
+#[async_trait::async_trait]
 pub trait Assistant: Send + Sync + 'static {
     /// Queue a turn. Never blocks: turns in one conversation run one at a time in the
-    /// order `submit` was called; different conversations run concurrently.
+    /// order `submit` was called; different conversations run concurrently. An inbound
+    /// with a `request` key that names an earlier attempt is that turn (see `request`).
     fn submit(&self, inbound: Inbound) -> TurnStream;
+
+    /// The conversation of an earlier attempt recorded under `key`, for a retried request
+    /// that chose no conversation itself (so the retry joins the first attempt's turn).
+    async fn conversation_of(&self, _key: &RequestKey) -> Option<ConversationId> {
+        None
+    }
 }
 
 /// The result of `ApprovalDesk::resolve`.

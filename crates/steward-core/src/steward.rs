@@ -9,6 +9,7 @@
 
 use crate::approvals::{ApprovalSettings, Approvals};
 use crate::port::{Assistant, TurnStream};
+use crate::request::RequestLog;
 use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
 use crate::taint::PrivateValues;
 use crate::turn::{TurnContext, TurnKind, run_turn};
@@ -17,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use steward_llm::{LlmError, ModelRef, Models};
-use steward_protocol::{ConversationId, FailureKind, Inbound, TurnEvent};
+use steward_protocol::{ConversationId, FailureKind, Inbound, RequestKey, TurnEvent};
 use steward_store::Store;
 use steward_tools::ToolRegistry;
 use tokio::sync::mpsc;
@@ -58,6 +59,8 @@ pub(crate) struct Inner {
     pub(crate) memory: Option<MemoryWiring>,
     /// Where the taint rule looks for private values in outbound calls.
     pub(crate) private: PrivateValues,
+    /// Keyed client requests (retries are the same turn).
+    pub(crate) requests: RequestLog,
     binding: RwLock<ModelBinding>,
     queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
     pub(crate) tracker: TaskTracker,
@@ -87,6 +90,7 @@ impl Steward {
         Self {
             inner: Arc::new(Inner {
                 private,
+                requests: RequestLog::default(),
                 store: deps.store,
                 models: deps.models,
                 tools: deps.tools,
@@ -201,9 +205,13 @@ impl Steward {
 
 impl Inner {
     pub(crate) fn now_unix(&self) -> i64 {
+        self.now_ms() / 1000
+    }
+
+    pub(crate) fn now_ms(&self) -> i64 {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
             .unwrap_or(0)
     }
 }
@@ -212,9 +220,20 @@ pub(crate) fn new_turn_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
 
+#[async_trait::async_trait]
 impl Assistant for Steward {
     fn submit(&self, inbound: Inbound) -> TurnStream {
         self.enqueue(inbound, TurnKind::User)
+    }
+
+    async fn conversation_of(&self, key: &RequestKey) -> Option<ConversationId> {
+        match self.inner.store.turn_request(key.id()).await {
+            Ok(record) => record.map(|r| r.conversation),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not look up a retried request");
+                None
+            }
+        }
     }
 }
 

@@ -9,8 +9,9 @@ use crate::approvals::Containment;
 use crate::edit_turn::edit_turn;
 use crate::gates::{memory_context, read_later_gate, spawn_extraction};
 use crate::history::trim_history;
-use crate::prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
+use crate::prompt::{NO_MODEL_MESSAGE, client_instructions_block, context_block, system_prompt};
 use crate::reply::ImageDefuser;
+use crate::request::{self, Prior, Recorder};
 use crate::settings::ModelBinding;
 use crate::steward::Inner;
 use crate::taint::{TurnTaint, trust_of};
@@ -66,11 +67,24 @@ impl From<LlmError> for Failure {
                 message: "The turn was cancelled because Steward is shutting down.".into(),
                 retryable: true,
             },
-            other => Failure {
-                kind: FailureKind::Model,
-                retryable: other.is_retryable(),
-                message: other.to_string(),
-            },
+            other => {
+                let retryable = other.is_retryable();
+                let kind = match &other {
+                    LlmError::Config(_) => FailureKind::ModelConfig,
+                    LlmError::Http { status, .. } if matches!(status, 401 | 403 | 404) => {
+                        FailureKind::ModelConfig
+                    }
+                    LlmError::Http { status, .. } if (400..500).contains(status) && !retryable => {
+                        FailureKind::ModelRejected
+                    }
+                    _ => FailureKind::Model,
+                };
+                Failure {
+                    kind,
+                    retryable,
+                    message: other.to_string(),
+                }
+            }
         }
     }
 }
@@ -90,11 +104,56 @@ impl From<steward_store::StoreError> for Failure {
 /// Run one turn and send its events. Always sends `Started` first and exactly one terminal
 /// event last (unless the receiver is gone, in which case the turn still runs and persists).
 pub(crate) async fn run_turn(
-    ctx: TurnContext<'_>,
+    mut ctx: TurnContext<'_>,
     inbound: Inbound,
     kind: TurnKind,
     events: mpsc::Sender<TurnEvent>,
 ) {
+    // A keyed request may be a retry of an earlier attempt: send its end again, or resume it.
+    let mut resume = false;
+    let mut created_at_ms = ctx.inner.now_ms();
+    if let Some(key) = &inbound.request {
+        let started = |turn_id: String| TurnEvent::Started {
+            conversation_id: inbound.conversation.clone(),
+            turn_id,
+        };
+        let ended = match request::prior(ctx.inner, &inbound, key).await {
+            Ok(Prior::New) => None,
+            Ok(Prior::Resume {
+                turn_id,
+                created_at_ms: created,
+            }) => {
+                tracing::info!(turn_id = %turn_id, "a retried request resumes its turn");
+                ctx.turn_id = turn_id;
+                created_at_ms = created;
+                resume = true;
+                None
+            }
+            Ok(Prior::Replay { turn_id, events }) => {
+                tracing::info!(turn_id = %turn_id, "a retried request gets its turn's end again");
+                let mut out = vec![started(turn_id)];
+                out.extend(request::replay_events(events));
+                Some(out)
+            }
+            Ok(Prior::Mismatch) => Some(vec![
+                started(ctx.turn_id.clone()),
+                failed(request::mismatch_failure()),
+            ]),
+            Err(f) => Some(vec![started(ctx.turn_id.clone()), failed(f)]),
+        };
+        if let Some(out) = ended {
+            for ev in out {
+                if events.send(ev).await.is_err() {
+                    break;
+                }
+            }
+            return;
+        }
+    }
+    let recorder = inbound
+        .request
+        .clone()
+        .map(|key| Recorder::new(key, &inbound, &ctx.turn_id, created_at_ms, resume));
     let turn_id = ctx.turn_id.clone();
     let span = tracing::info_span!(
         "turn",
@@ -109,14 +168,21 @@ pub(crate) async fn run_turn(
     // Deltas come from a synchronous callback inside the model stream: buffer them in an
     // unbounded channel and forward in order, so a slow surface never stalls the model.
     let (etx, mut erx) = mpsc::unbounded_channel::<TurnEvent>();
+    let keep = recorder.is_some();
     let forward = async move {
+        // What a keyed turn's retry would be sent again.
+        let mut kept = Vec::new();
+        let mut open = true;
         while let Some(ev) = erx.recv().await {
-            if events.send(ev).await.is_err() {
-                // The surface went away; keep draining so the turn is unaffected.
-                while erx.recv().await.is_some() {}
-                return;
+            if keep && request::replayable(&ev) {
+                kept.push(ev.clone());
+            }
+            // Once the surface went away, keep draining so the turn is unaffected.
+            if open && events.send(ev).await.is_err() {
+                open = false;
             }
         }
+        kept
     };
     let _ = etx.send(TurnEvent::Started {
         conversation_id: inbound.conversation.clone(),
@@ -126,7 +192,12 @@ pub(crate) async fn run_turn(
     let work = async {
         let mut tool_outputs = Vec::new();
         let mut taint = TurnTaint::default();
-        let body = turn_body(&ctx, &inbound, kind, &etx, &mut tool_outputs, &mut taint);
+        let how = Attempt {
+            kind,
+            resume,
+            recorder: recorder.as_ref(),
+        };
+        let body = turn_body(&ctx, &inbound, how, &etx, &mut tool_outputs, &mut taint);
         let result = match tokio::time::timeout(timeout, body).await {
             Ok(r) => r,
             Err(_) => Err(Failure {
@@ -142,11 +213,7 @@ pub(crate) async fn run_turn(
             Ok(done) => done,
             Err(f) => {
                 tracing::warn!(kind = ?f.kind, message = %f.message, "turn failed");
-                TurnEvent::Failed {
-                    kind: f.kind,
-                    message: f.message,
-                    retryable: f.retryable,
-                }
+                failed(f)
             }
         };
         if let (TurnEvent::Final { text, .. }, TurnKind::User) = (&terminal, kind) {
@@ -167,34 +234,55 @@ pub(crate) async fn run_turn(
         let _ = etx.send(terminal);
         drop(etx);
     };
-    tokio::join!(work.instrument(span), forward);
+    let ((), kept) = tokio::join!(work.instrument(span), forward);
+    // Recorded before the worker takes the conversation's next turn, so a retry queued
+    // behind this one finds how it ended.
+    if let Some(recorder) = &recorder {
+        recorder.finish(ctx.inner, &kept).await;
+    }
+}
+
+fn failed(f: Failure) -> TurnEvent {
+    TurnEvent::Failed {
+        kind: f.kind,
+        message: f.message,
+        retryable: f.retryable,
+    }
+}
+
+/// How this run of a turn came about.
+#[derive(Clone, Copy)]
+struct Attempt<'a> {
+    kind: TurnKind,
+    /// A retry continuing an earlier attempt whose user message is stored.
+    resume: bool,
+    recorder: Option<&'a Recorder>,
 }
 
 async fn turn_body(
     ctx: &TurnContext<'_>,
     inbound: &Inbound,
-    kind: TurnKind,
+    how: Attempt<'_>,
     events: &mpsc::UnboundedSender<TurnEvent>,
     tool_outputs: &mut Vec<(String, String)>,
     taint: &mut TurnTaint,
 ) -> Result<TurnEvent, Failure> {
     let inner = ctx.inner;
     let settings = &inner.settings;
+    let kind = how.kind;
+    // A resumed attempt already went through the gates that answer without the model.
+    let first = kind == TurnKind::User && !how.resume;
     if inbound.text.trim().is_empty() {
         return Err(Failure::new(FailureKind::Input, "The message is empty."));
     }
-    if kind == TurnKind::User
-        && let Some(done) = read_later_gate(inner, inbound).await?
-    {
+    if first && let Some(done) = read_later_gate(inner, inbound).await? {
         return Ok(done);
     }
     let Some(primary) = ctx.binding.primary.clone() else {
         return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));
     };
     let conversation = &inbound.conversation;
-    if kind == TurnKind::User
-        && let Some(done) = edit_turn(ctx, inbound, events).await?
-    {
+    if first && let Some(done) = edit_turn(ctx, inbound, events).await? {
         return Ok(done);
     }
     let stored = inner
@@ -202,17 +290,43 @@ async fn turn_body(
         .recent_messages(conversation, settings.history_messages)
         .await?;
     let mut messages = trim_history(&stored, settings.history_messages);
+    // A resumed attempt: its user message and what followed (tool rounds that ran) are
+    // stored; the request is rebuilt around them and nothing that ran runs again.
+    let resumed = if how.resume {
+        request::split_at_user(&messages, &inbound.text)
+    } else {
+        None
+    };
+    let mut after = Vec::new();
+    if let Some((before, rest)) = resumed {
+        messages = before;
+        after = rest;
+    } else {
+        // What the user said is saved before anything can fail (the store scrubs what it keeps).
+        inner
+            .store
+            .append_messages(conversation, &[Message::user(inbound.text.clone())])
+            .await?;
+        if let Some(recorder) = how.recorder {
+            recorder.user_stored(inner).await;
+        }
+    }
     taint.add_history(&messages, &inner.tools);
     match kind {
         TurnKind::User => taint.add_owner(&inbound.text),
         TurnKind::FollowUp => taint.add_follow_up(&inbound.text, &inner.tools),
     }
-    // What the user said is saved before anything can fail (the store scrubs what it keeps).
-    inner
-        .store
-        .append_messages(conversation, &[Message::user(inbound.text.clone())])
-        .await?;
+    if let Some(instructions) = &inbound.instructions {
+        taint.add_owner(instructions);
+    }
+    taint.add_history(&after, &inner.tools);
     let context = context_block(inner.now_unix(), settings.timezone.as_deref());
+    let instructions = inbound
+        .instructions
+        .as_deref()
+        .filter(|i| !i.trim().is_empty())
+        .map(client_instructions_block)
+        .unwrap_or_default();
     let remembered = if kind == TurnKind::User {
         let block = memory_context(inner, inbound).await;
         for source in &block.tainted_by {
@@ -223,9 +337,10 @@ async fn turn_body(
         String::new()
     };
     messages.push(Message::user(format!(
-        "{context}{remembered}{}",
+        "{context}{instructions}{remembered}{}",
         inbound.text
     )));
+    messages.extend(after);
 
     let mut request = ChatRequest {
         system: system_prompt().to_owned(),

@@ -276,12 +276,12 @@ async fn tool_policy_matrix_side_effects_only_with_an_approval_for_that_payload(
                 r#"{"to":"t@example.com"}"#,
             )));
             fake.push(Step::Reply(Reply::text("ok")));
-            let events = drain(h.steward.submit(Inbound {
-                conversation: ConversationId::parse("m").unwrap(),
-                principal: Principal::owner(),
+            let events = drain(h.steward.submit(Inbound::new(
+                ConversationId::parse("m").unwrap(),
+                Principal::owner(),
                 surface,
-                text: "go".into(),
-            }))
+                "go",
+            )))
             .await;
             let cards: Vec<_> = events
                 .iter()

@@ -73,8 +73,15 @@ impl TurnEvent {
 pub enum FailureKind {
     /// No model is configured.
     NoModel,
-    /// The model API failed (after retries and fallback).
+    /// The model API failed (after retries and fallback): unreachable, overloaded, or an
+    /// answer that could not be read.
     Model,
+    /// The model provider refused the request itself (a 4xx such as 400 or 413: too long,
+    /// content refused): sending the same message again will not help.
+    ModelRejected,
+    /// The model provider refused Steward's setup (401/403: the key; 404: the model name):
+    /// the owner must fix the configuration.
+    ModelConfig,
     /// A budget (rounds, tokens, wall clock) ran out.
     Budget,
     /// Storage failed.

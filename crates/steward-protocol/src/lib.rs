@@ -9,6 +9,7 @@ mod event;
 mod ids;
 mod memory;
 mod message;
+mod request;
 pub mod secret_url;
 pub mod untrusted;
 
@@ -17,3 +18,4 @@ pub use event::{FailureKind, TurnEvent};
 pub use ids::{ConversationId, IdError, Principal, Surface};
 pub use memory::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, Quarantine};
 pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};
+pub use request::{Replay, RequestKey, RequestKeyError};

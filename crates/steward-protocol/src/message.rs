@@ -1,6 +1,6 @@
 //! Chat messages as Steward stores and reasons about them, independent of any model API.
 
-use crate::{ConversationId, Principal, Surface};
+use crate::{ConversationId, Principal, RequestKey, Surface};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,4 +132,30 @@ pub struct Inbound {
     pub principal: Principal,
     pub surface: Surface,
     pub text: String,
+    /// Names the client's request so a retry of it is the same turn (`RequestKey`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<RequestKey>,
+    /// The calling client's own instructions for this turn only (an OpenAI client's system
+    /// message): applied fenced, after Steward's rules, and never stored in the history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+impl Inbound {
+    /// A plain message: no request key, no client instructions.
+    pub fn new(
+        conversation: ConversationId,
+        principal: Principal,
+        surface: Surface,
+        text: impl Into<String>,
+    ) -> Self {
+        Self {
+            conversation,
+            principal,
+            surface,
+            text: text.into(),
+            request: None,
+            instructions: None,
+        }
+    }
 }

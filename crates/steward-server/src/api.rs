@@ -6,8 +6,12 @@
 //! auth (middleware) or the turn itself (the assistant).
 
 use crate::AppState;
-use crate::body::{check_text, fresh_conversation, parse_conversation, parse_json};
-use crate::error::{ApiError, VANISHED_MESSAGE, failure_kind_str, failure_status};
+use crate::body::{
+    check_text, fresh_conversation, idempotency_key, parse_conversation, parse_json,
+};
+use crate::error::{
+    ApiError, SHOULD_RETRY, VANISHED_MESSAGE, failure_kind_str, failure_status, should_retry,
+};
 use crate::trace::record_conversation;
 use crate::turn::{End, collect};
 use axum::Json;
@@ -48,13 +52,16 @@ pub(crate) async fn post_message(
         None => fresh_conversation("api")?,
     };
     check_text(&req.text)?;
+    let request = idempotency_key(&headers)?;
     record_conversation(&conversation);
-    let rx = state.assistant.submit(Inbound {
-        conversation: conversation.clone(),
-        principal: Principal::owner(),
-        surface: Surface::Http,
-        text: req.text,
-    });
+    let mut inbound = Inbound::new(
+        conversation.clone(),
+        Principal::owner(),
+        Surface::Http,
+        req.text,
+    );
+    inbound.request = request;
+    let rx = state.assistant.submit(inbound);
     if wants_sse(&headers) {
         Ok(sse_response(rx))
     } else {
@@ -77,7 +84,7 @@ fn wants_sse(headers: &HeaderMap) -> bool {
 
 async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response {
     let collected = collect(rx).await;
-    let (status, body) = match collected.end {
+    let (status, body, retry) = match collected.end {
         End::Final { text, usage, model } => {
             let tools: Vec<_> = collected
                 .tool_calls
@@ -93,7 +100,7 @@ async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response
                 "tool_calls": tools,
                 "approvals": collected.approvals,
             });
-            (StatusCode::OK, body)
+            (StatusCode::OK, body, None)
         }
         End::Failed {
             kind,
@@ -109,6 +116,7 @@ async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response
                 &message,
                 retryable,
             ),
+            Some(retryable),
         ),
         End::Vanished => {
             tracing::warn!("turn stream closed without a terminal event");
@@ -122,10 +130,15 @@ async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response
                     VANISHED_MESSAGE,
                     true,
                 ),
+                Some(true),
             )
         }
     };
-    (status, Json(body)).into_response()
+    let mut resp = (status, Json(body)).into_response();
+    if let Some(retry) = retry {
+        resp.headers_mut().insert(SHOULD_RETRY, should_retry(retry));
+    }
+    resp
 }
 
 fn failed_body(

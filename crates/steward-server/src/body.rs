@@ -9,10 +9,10 @@ use crate::error::ApiError;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::http::header::CONTENT_TYPE;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, HeaderName, StatusCode};
 use serde::de::DeserializeOwned;
 use serde_json::error::Category;
-use steward_protocol::ConversationId;
+use steward_protocol::{ConversationId, RequestKey};
 
 /// Parse a JSON body: 415 unless `Content-Type: application/json`, 413 beyond the body
 /// limit, 400 for malformed JSON, 422 for JSON of the wrong shape.
@@ -76,6 +76,30 @@ pub(crate) fn check_text(text: &str) -> Result<(), ApiError> {
 pub(crate) fn parse_conversation(raw: &str, what: &str) -> Result<ConversationId, ApiError> {
     ConversationId::parse(raw)
         .map_err(|err| ApiError::bad_request(format!("invalid {what}: {err}")))
+}
+
+/// Names a request so its retry is the same turn (as Stripe and the OpenAI SDKs use it).
+pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+/// Longest accepted `Idempotency-Key`, in bytes.
+const MAX_IDEMPOTENCY_KEY: usize = 255;
+
+/// The request key from an `Idempotency-Key` header: 1..=255 visible ASCII characters
+/// (400 otherwise, naming the header). Only its digest is kept.
+pub(crate) fn idempotency_key(headers: &HeaderMap) -> Result<Option<RequestKey>, ApiError> {
+    let Some(value) = headers.get(&IDEMPOTENCY_KEY) else {
+        return Ok(None);
+    };
+    let bytes = value.as_bytes();
+    if bytes.is_empty()
+        || bytes.len() > MAX_IDEMPOTENCY_KEY
+        || !bytes.iter().all(|b| b.is_ascii_graphic())
+    {
+        return Err(ApiError::bad_request(format!(
+            "invalid Idempotency-Key header: use 1 to {MAX_IDEMPOTENCY_KEY} visible ASCII characters (a UUID is typical)"
+        )));
+    }
+    let key = String::from_utf8_lossy(bytes);
+    Ok(Some(steward_core::idempotency_key(&key)))
 }
 
 /// A new conversation id `<prefix>-<uuid>`.

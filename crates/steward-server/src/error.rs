@@ -6,7 +6,7 @@
 
 use axum::Json;
 use axum::extract::Request;
-use axum::http::StatusCode;
+use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use steward_protocol::FailureKind;
@@ -39,15 +39,39 @@ pub(crate) struct ApiError {
     kind: &'static str,
     message: String,
     flavor: Flavor,
+    /// Sent as `x-should-retry` (which the OpenAI and Anthropic SDKs obey over the status):
+    /// whether sending the same request again can help.
+    retry: bool,
 }
 
 impl ApiError {
     pub(crate) fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Self {
+        // By default only what the status itself says is passing: overload and timeouts.
+        let retry = matches!(
+            status,
+            StatusCode::TOO_MANY_REQUESTS
+                | StatusCode::BAD_GATEWAY
+                | StatusCode::SERVICE_UNAVAILABLE
+                | StatusCode::GATEWAY_TIMEOUT
+        );
         Self {
             status,
             kind,
             message: message.into(),
             flavor: Flavor::Steward,
+            retry,
+        }
+    }
+
+    /// The error for a failed turn: its status, and whether a retry can help from the turn.
+    pub(crate) fn failed_turn(
+        kind: FailureKind,
+        message: impl Into<String>,
+        retryable: bool,
+    ) -> Self {
+        Self {
+            retry: retryable,
+            ..Self::new(failure_status(kind), failure_kind_str(kind), message)
         }
     }
 
@@ -85,15 +109,29 @@ impl IntoResponse for ApiError {
                 "kind": self.kind,
             }}),
         };
-        (self.status, Json(body)).into_response()
+        let mut resp = (self.status, Json(body)).into_response();
+        resp.headers_mut()
+            .insert(SHOULD_RETRY, should_retry(self.retry));
+        resp
     }
+}
+
+/// The retry hint header the OpenAI and Anthropic SDKs read before their status rules.
+pub(crate) const SHOULD_RETRY: HeaderName = HeaderName::from_static("x-should-retry");
+
+pub(crate) fn should_retry(retry: bool) -> HeaderValue {
+    HeaderValue::from_static(if retry { "true" } else { "false" })
 }
 
 /// HTTP status for a failed turn.
 pub(crate) fn failure_status(kind: FailureKind) -> StatusCode {
     match kind {
-        FailureKind::NoModel | FailureKind::Shutdown => StatusCode::SERVICE_UNAVAILABLE,
+        FailureKind::NoModel | FailureKind::Shutdown | FailureKind::ModelConfig => {
+            StatusCode::SERVICE_UNAVAILABLE
+        }
         FailureKind::Model => StatusCode::BAD_GATEWAY,
+        // The provider understood and refused it: a client error, never a gateway's.
+        FailureKind::ModelRejected => StatusCode::UNPROCESSABLE_ENTITY,
         FailureKind::Budget => StatusCode::GATEWAY_TIMEOUT,
         FailureKind::Store => StatusCode::INTERNAL_SERVER_ERROR,
         FailureKind::Input => StatusCode::BAD_REQUEST,
@@ -105,6 +143,8 @@ pub(crate) fn failure_kind_str(kind: FailureKind) -> &'static str {
     match kind {
         FailureKind::NoModel => "no_model",
         FailureKind::Model => "model",
+        FailureKind::ModelRejected => "model_rejected",
+        FailureKind::ModelConfig => "model_config",
         FailureKind::Budget => "budget",
         FailureKind::Store => "store",
         FailureKind::Shutdown => "shutdown",
@@ -138,6 +178,8 @@ mod tests {
         for kind in [
             FailureKind::NoModel,
             FailureKind::Model,
+            FailureKind::ModelRejected,
+            FailureKind::ModelConfig,
             FailureKind::Budget,
             FailureKind::Store,
             FailureKind::Shutdown,

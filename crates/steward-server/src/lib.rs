@@ -12,6 +12,7 @@ mod api;
 mod approvals;
 mod auth;
 mod body;
+mod cors;
 mod error;
 mod listen;
 mod memory;
@@ -28,6 +29,7 @@ use std::sync::Arc;
 use steward_core::{ApprovalDesk, Assistant};
 use steward_memory::Memory;
 
+pub use cors::CorsOrigins;
 pub use listen::{ConnLimits, serve, serve_with};
 
 /// Default cap on a request body; larger bodies get 413.
@@ -53,6 +55,8 @@ pub struct ServerConfig {
     /// Steward's MCP server (streamable HTTP), answering at `/mcp` behind the bearer token;
     /// `None` = `/mcp` is not served.
     pub mcp: Option<Router>,
+    /// Browser origins that may read API responses (CORS); empty = none.
+    pub cors_origins: CorsOrigins,
 }
 
 impl ServerConfig {
@@ -64,6 +68,7 @@ impl ServerConfig {
             model_label: None,
             memory: None,
             mcp: None,
+            cors_origins: CorsOrigins::default(),
         }
     }
 }
@@ -77,6 +82,7 @@ impl fmt::Debug for ServerConfig {
             .field("model_label", &self.model_label)
             .field("memory", &self.memory.is_some())
             .field("mcp", &self.mcp.is_some())
+            .field("cors_origins", &self.cors_origins)
             .finish()
     }
 }
@@ -106,12 +112,13 @@ pub fn router(
         model_label: cfg.model_label.map(Arc::from),
         memory: cfg.memory,
     };
+    let cors = cors::layer(&cfg.cors_origins);
     let mut routes = Router::new();
     if let Some(mcp) = cfg.mcp {
         // Its own router (rmcp's service) keeps its own body limit; auth is the layer below.
         routes = routes.route_service("/mcp", mcp);
     }
-    routes
+    let routes = routes
         .route("/health", get(health))
         .route("/api/v1/messages", post(api::post_message))
         .route("/api/v1/approvals", get(approvals::list))
@@ -143,6 +150,7 @@ pub fn router(
         .route("/api/v1/memory/search", get(memory::search))
         .route("/v1/chat/completions", post(openai::chat_completions))
         .route("/v1/models", get(openai::list_models))
+        .route("/v1/models/{id}", get(openai::get_model))
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(DefaultBodyLimit::max(cfg.max_body_bytes))
@@ -150,8 +158,14 @@ pub fn router(
             state.clone(),
             auth::require_bearer,
         ))
-        .layer(axum::middleware::from_fn(trace::trace_request))
-        .with_state(state)
+        .layer(axum::middleware::from_fn(trace::trace_request));
+    // Outside auth: browsers send preflights without the token, and a page must be able
+    // to read a 401 too.
+    let routes = match cors {
+        Some(layer) => routes.layer(layer),
+        None => routes,
+    };
+    routes.with_state(state)
 }
 
 async fn health(State(state): State<AppState>) -> axum::Json<serde_json::Value> {

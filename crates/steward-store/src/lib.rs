@@ -1,5 +1,5 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
-//! `MemoryStore`, `Store`) that the rest of the workspace codes against, and the SQLite adapter
+//! `MemoryStore`, `TurnRequestStore`, `Store`) that the rest of the workspace codes against, and the SQLite adapter
 //! (FTS5 and an in-process sign-bit index over plain vector tables for memory search) with
 //! its embedded migrations.
 //!
@@ -14,6 +14,7 @@ mod error;
 mod memory_port;
 mod ports;
 mod sqlite;
+mod turn_requests_port;
 mod validate;
 
 #[cfg(feature = "contract")]
@@ -27,6 +28,7 @@ pub use memory_port::{
 };
 pub use ports::{ConversationStore, ConversationSummary, KvStore, Store};
 pub use sqlite::{SqliteStore, own_schema_names};
+pub use turn_requests_port::{TurnRequest, TurnRequestStore};
 pub use validate::memory::{
     MAX_EMBEDDING_DIMS, MAX_FACT_KEY_LEN, MAX_MEMORY_TEXT_LEN, MAX_TAG_LEN, MAX_TAGS,
     MAX_TITLE_LEN, MAX_URL_LEN,

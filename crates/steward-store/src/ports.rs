@@ -1,7 +1,7 @@
 //! The storage ports: the traits every adapter implements and the rest of Steward codes against.
 //! Owns the semantics (documented here and enforced by `contract`); does not own any SQL.
 
-use crate::{ApprovalStore, MemoryStore, StoreError};
+use crate::{ApprovalStore, MemoryStore, StoreError, TurnRequestStore};
 use std::sync::Arc;
 use steward_protocol::{ConversationId, Message};
 
@@ -66,7 +66,9 @@ pub trait KvStore: Send + Sync {
 }
 
 #[async_trait::async_trait]
-pub trait Store: ConversationStore + KvStore + ApprovalStore + MemoryStore {
+pub trait Store:
+    ConversationStore + KvStore + ApprovalStore + MemoryStore + TurnRequestStore
+{
     /// Cheap liveness check (for /health and `steward doctor`).
     async fn ping(&self) -> Result<(), StoreError>;
     /// e.g. "sqlite /path/to/steward.db (schema v1)"

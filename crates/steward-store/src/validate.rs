@@ -6,7 +6,7 @@ mod approvals;
 pub(crate) mod memory;
 mod text;
 
-pub(crate) use approvals::{action, audit, grant, id, name, patch, score};
+pub(crate) use approvals::{action, audit, grant, id, name, patch, score, text as free_text};
 pub use text::{NUL_REPLACEMENT, storable};
 
 use crate::StoreError;
@@ -146,4 +146,15 @@ mod tests {
         let ok = [Message::user("tab\tand\u{1b}escape 🦀")];
         assert_eq!(messages(&ok), ok);
     }
+}
+
+/// A turn request as it is stored, or why it cannot be.
+pub(crate) fn turn_request(request: &crate::TurnRequest) -> Result<(), StoreError> {
+    id("turn request key", &request.key)?;
+    id("turn request turn id", &request.turn_id)?;
+    id("turn request fingerprint", &request.fingerprint)?;
+    if let Some(outcome) = &request.outcome {
+        free_text("turn request outcome", outcome)?;
+    }
+    Ok(())
 }

@@ -130,12 +130,12 @@ async fn converse(
     text: String,
     lines: &mut Lines,
 ) -> bool {
-    let mut stream = steward.submit(Inbound {
-        conversation: conversation.clone(),
-        principal: Principal::owner(),
-        surface: Surface::Cli,
+    let mut stream = steward.submit(Inbound::new(
+        conversation.clone(),
+        Principal::owner(),
+        Surface::Cli,
         text,
-    });
+    ));
     loop {
         let (ok, cards) = print_turn(stream).await;
         let mut next = None;
@@ -182,12 +182,12 @@ async fn decide(
                     eprintln!("error: {e}");
                     return None;
                 }
-                return Some(steward.submit(Inbound {
-                    conversation: conversation.clone(),
-                    principal: Principal::owner(),
-                    surface: Surface::Cli,
-                    text: change,
-                }));
+                return Some(steward.submit(Inbound::new(
+                    conversation.clone(),
+                    Principal::owner(),
+                    Surface::Cli,
+                    change,
+                )));
             }
         };
         match steward

@@ -59,6 +59,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             model_label: model_label.clone(),
             memory: Some(app.memory.clone()),
             mcp: Some(mcp),
+            cors_origins: settings.http.cors_origins.clone(),
         },
     );
     let limits = ConnLimits {

@@ -84,12 +84,12 @@ pub fn fake_models(fake: &FakeModel) -> Models {
 }
 
 pub fn inbound(conv: &str, text: &str) -> Inbound {
-    Inbound {
-        conversation: ConversationId::parse(conv).unwrap(),
-        principal: Principal::owner(),
-        surface: Surface::Cli,
-        text: text.into(),
-    }
+    Inbound::new(
+        ConversationId::parse(conv).unwrap(),
+        Principal::owner(),
+        Surface::Cli,
+        text,
+    )
 }
 
 /// All events of one turn, failing the test if the turn does not end within 20 s.

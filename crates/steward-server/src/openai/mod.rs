@@ -1,28 +1,32 @@
-//! The OpenAI-compatible API: `POST /v1/chat/completions` and `GET /v1/models`, so
-//! existing OpenAI clients and eval harnesses can talk to Steward.
+//! The OpenAI-compatible API: `POST /v1/chat/completions`, `GET /v1/models` and
+//! `GET /v1/models/{id}`, so existing OpenAI clients and eval harnesses can talk to Steward.
 //!
-//! Owns: the request shape, choosing the conversation (header, then `user`, then fresh),
-//! the non-streaming `chat.completion` reply (approval cards appended to the content as
-//! "[approval needed]" notes). Does not own: the streaming chunks
+//! Owns: the model objects, resolving the conversation (named, derived from an
+//! `Idempotency-Key`, a retry's first attempt's, or fresh), the non-streaming
+//! `chat.completion` reply (approval cards appended to the content as "[approval needed]"
+//! notes). Does not own: reading the request (`request.rs`), the streaming chunks
 //! (`stream.rs`) or conversation history (Steward keeps it; earlier messages are ignored).
 
+mod request;
 mod stream;
 
+use request::{Chosen, Prepared, prepare};
+
 use crate::AppState;
-use crate::body::{check_text, fresh_conversation, parse_conversation, parse_json};
-use crate::error::{ApiError, Flavor, VANISHED_MESSAGE, failure_kind_str, failure_status};
+use crate::body::fresh_conversation;
+use crate::error::{ApiError, Flavor, VANISHED_MESSAGE};
 use crate::trace::record_conversation;
 use crate::turn::{End, collect, tool_line};
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use serde_json::{Value, json};
+use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
-use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Surface};
+use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Replay, Surface};
 
 /// Names the conversation on requests and echoes it on responses.
 pub(crate) const CONVERSATION_HEADER: HeaderName =
@@ -31,39 +35,33 @@ pub(crate) const CONVERSATION_HEADER: HeaderName =
 /// The one model Steward exposes; the real provider is Steward's business.
 const MODEL_ID: &str = "steward";
 
-#[derive(Deserialize)]
-struct ChatRequest {
-    #[serde(default)]
-    model: Option<String>,
-    messages: Vec<ChatMessage>,
-    #[serde(default)]
-    stream: Option<bool>,
-    #[serde(default)]
-    stream_options: Option<StreamOptions>,
-    #[serde(default)]
-    user: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct ChatMessage {
-    role: String,
-    /// Kept loose: only the last message's content is read, and earlier ones may use
-    /// shapes (tool calls, images, null) Steward has no use for.
-    #[serde(default)]
-    content: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct StreamOptions {
-    #[serde(default)]
-    include_usage: Option<bool>,
+/// The model object (`created` is required by the OpenAI schema): when this server started,
+/// the closest thing Steward has to the model's creation.
+fn model_object() -> Value {
+    static STARTED: OnceLock<u64> = OnceLock::new();
+    json!({
+        "id": MODEL_ID,
+        "object": "model",
+        "created": *STARTED.get_or_init(unix_now),
+        "owned_by": "steward",
+    })
 }
 
 pub(crate) async fn list_models() -> Json<Value> {
-    Json(json!({
-        "object": "list",
-        "data": [{"id": MODEL_ID, "object": "model", "owned_by": "steward"}],
-    }))
+    Json(json!({"object": "list", "data": [model_object()]}))
+}
+
+pub(crate) async fn get_model(Path(id): Path<String>) -> Response {
+    if id == MODEL_ID {
+        return Json(model_object()).into_response();
+    }
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "model_not_found",
+        format!("The model {id:?} does not exist; Steward serves one model, \"{MODEL_ID}\"."),
+    )
+    .flavor(Flavor::OpenAi)
+    .into_response()
 }
 
 pub(crate) async fn chat_completions(
@@ -77,97 +75,42 @@ pub(crate) async fn chat_completions(
     }
 }
 
-struct Prepared {
-    conversation: ConversationId,
-    text: String,
-    stream: bool,
-    include_usage: bool,
-    model_hint: Option<String>,
-}
-
-fn prepare(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result<Prepared, ApiError> {
-    let req: ChatRequest = parse_json(headers, body)?;
-    let Some(last) = req.messages.last() else {
-        return Err(ApiError::bad_request("messages must not be empty"));
-    };
-    if last.role != "user" {
-        return Err(ApiError::bad_request(
-            "the last message must have role \"user\"",
-        ));
+/// The conversation: the one named; for an unnamed request with an `Idempotency-Key`, one
+/// derived from the key (its retry lands in the same place); for an SDK's marked retry, the
+/// first attempt's; else a new one.
+async fn conversation(state: &AppState, prepared: &Prepared) -> Result<ConversationId, ApiError> {
+    if let Chosen::Named(id) = &prepared.conversation {
+        return Ok(id.clone());
     }
-    let text = content_text(last.content.as_ref())?;
-    check_text(&text)?;
-    let conversation = choose_conversation(headers, req.user.as_deref())?;
-    Ok(Prepared {
-        conversation,
-        text,
-        stream: req.stream.unwrap_or(false),
-        include_usage: req
-            .stream_options
-            .and_then(|o| o.include_usage)
-            .unwrap_or(false),
-        model_hint: req.model,
-    })
-}
-
-/// Text of a message whose content is a string or an array of `{"type":"text"}` parts.
-fn content_text(content: Option<&Value>) -> Result<String, ApiError> {
-    match content {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(Value::Array(parts)) => {
-            let mut texts = Vec::with_capacity(parts.len());
-            for part in parts {
-                match (part.get("type").and_then(Value::as_str), part.get("text")) {
-                    (Some("text"), Some(Value::String(t))) => texts.push(t.as_str()),
-                    (Some("text"), _) => {
-                        return Err(ApiError::bad_request(
-                            "a text content part needs a string \"text\"",
-                        ));
-                    }
-                    _ => {
-                        return Err(ApiError::bad_request(
-                            "only content parts of type \"text\" are supported",
-                        ));
-                    }
-                }
-            }
-            Ok(texts.join("\n"))
+    match prepared.request.replay {
+        Replay::Always => {
+            let id = format!("openai-{}", &prepared.request.id()[..32]);
+            ConversationId::parse(&id)
+                .map_err(|_| ApiError::internal("could not create a conversation id"))
         }
-        None | Some(Value::Null) => Err(ApiError::bad_request("the last message has no content")),
-        Some(_) => Err(ApiError::bad_request(
-            "content must be a string or an array of content parts",
-        )),
-    }
-}
-
-fn choose_conversation(
-    headers: &HeaderMap,
-    user: Option<&str>,
-) -> Result<ConversationId, ApiError> {
-    if let Some(value) = headers.get(&CONVERSATION_HEADER) {
-        // Non-visible-ASCII header bytes cannot be a valid id; say which rule they break.
-        let raw = value.to_str().map_err(|_| {
-            ApiError::bad_request(
-                "invalid X-Steward-Conversation header: conversation id may contain only letters, digits and . _ : -",
-            )
-        })?;
-        return parse_conversation(raw, "X-Steward-Conversation header");
-    }
-    match user {
-        Some(raw) => parse_conversation(raw, "user field (used as the conversation id)"),
-        None => fresh_conversation("openai"),
+        Replay::IfRecent => match state.assistant.conversation_of(&prepared.request).await {
+            Some(id) => Ok(id),
+            None => fresh_conversation("openai"),
+        },
+        Replay::Never => fresh_conversation("openai"),
     }
 }
 
 async fn run(state: AppState, prepared: Prepared) -> Response {
-    let conversation = prepared.conversation;
+    let conversation = match conversation(&state, &prepared).await {
+        Ok(id) => id,
+        Err(err) => return err.flavor(Flavor::OpenAi).into_response(),
+    };
     record_conversation(&conversation);
-    let rx = state.assistant.submit(Inbound {
-        conversation: conversation.clone(),
-        principal: Principal::owner(),
-        surface: Surface::OpenAiApi,
-        text: prepared.text,
-    });
+    let mut inbound = Inbound::new(
+        conversation.clone(),
+        Principal::owner(),
+        Surface::OpenAiApi,
+        prepared.text,
+    );
+    inbound.instructions = prepared.instructions;
+    inbound.request = Some(prepared.request);
+    let rx = state.assistant.submit(inbound);
     let mut resp = if prepared.stream {
         let model = state
             .model_label
@@ -224,11 +167,13 @@ async fn completion(rx: steward_core::TurnStream) -> Response {
             });
             (StatusCode::OK, Json(body)).into_response()
         }
-        End::Failed { kind, message, .. } => {
-            ApiError::new(failure_status(kind), failure_kind_str(kind), message)
-                .flavor(Flavor::OpenAi)
-                .into_response()
-        }
+        End::Failed {
+            kind,
+            message,
+            retryable,
+        } => ApiError::failed_turn(kind, message, retryable)
+            .flavor(Flavor::OpenAi)
+            .into_response(),
         End::Vanished => {
             tracing::warn!("turn stream closed without a terminal event");
             ApiError::internal(VANISHED_MESSAGE)
@@ -259,20 +204,4 @@ fn unix_now() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn content_forms() {
-        assert_eq!(content_text(Some(&json!("hi"))).unwrap(), "hi");
-        let parts = json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]);
-        assert_eq!(content_text(Some(&parts)).unwrap(), "a\nb");
-        assert!(content_text(Some(&json!([{"type": "image_url", "image_url": {}}]))).is_err());
-        assert!(content_text(Some(&json!([{"type": "text"}]))).is_err());
-        assert!(content_text(Some(&json!(42))).is_err());
-        assert!(content_text(None).is_err());
-    }
 }

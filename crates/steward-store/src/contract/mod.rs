@@ -15,6 +15,7 @@ mod kv;
 pub mod memory;
 mod races;
 mod transitions;
+mod turn_requests;
 
 pub use approvals::{
     action_round_trip_every_field, approval_input_limits, duplicate_action_id_is_refused,
@@ -30,6 +31,7 @@ pub use transitions::{
     expected_hash_mismatch_conflicts, expired_action_cannot_be_confirmed,
     revision_replaces_payload_and_bumps, transition_applies_only_from_expected_status,
 };
+pub use turn_requests::*;
 
 use crate::{Store, StoreError};
 use std::future::Future;
@@ -75,6 +77,10 @@ pub async fn run_all(store: &dyn Store) {
     scores_round_trip(store).await;
     grants_scope_expiry_and_revocation(store).await;
     grants_listing(store).await;
+    // Turn requests.
+    turn_request_round_trip_and_replace(store).await;
+    turn_requests_pruned_by_age(store).await;
+    turn_request_input_limits(store).await;
     // Memory.
     run_memory(store).await;
 }

@@ -25,6 +25,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         6,
         include_str!("../../migrations/sqlite/V6__action_running.sql"),
     ),
+    (
+        7,
+        include_str!("../../migrations/sqlite/V7__turn_requests.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose

@@ -14,6 +14,7 @@ mod kv;
 mod memory;
 mod migrate;
 mod own_schema;
+mod turn_requests;
 pub use own_schema::own_schema_names;
 
 use crate::StoreError;

@@ -35,7 +35,7 @@ pub(crate) fn name(what: &str, text: &str) -> Result<(), StoreError> {
     bounded(what, text, 1, MAX_NAME_LEN)
 }
 
-fn text(what: &str, text: &str) -> Result<(), StoreError> {
+pub(crate) fn text(what: &str, text: &str) -> Result<(), StoreError> {
     bounded(what, text, 0, MAX_TEXT_LEN)
 }
 

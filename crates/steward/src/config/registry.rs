@@ -181,6 +181,17 @@ pub(crate) static FIELDS: &[Field] = &[
         apply: |s, v| s.http.max_connections_per_ip = to_usize(v),
     },
     Field {
+        key: "http.cors_origins",
+        env: Some("STEWARD_HTTP_CORS_ORIGINS"),
+        default: Default::None,
+        rule: Rule::OriginList,
+        secret: false,
+        help: "Browser origins whose pages may call the API (CORS), e.g. `https://chat.example.com, http://localhost:3000`; none by default. The bearer token is still required",
+        apply: |s, v| {
+            s.http.cors_origins = steward_server::CorsOrigins::parse(&v.text()).unwrap_or_default()
+        },
+    },
+    Field {
         key: "api_token",
         env: Some("STEWARD_API_TOKEN"),
         default: Default::None,

@@ -84,6 +84,8 @@ pub(crate) enum Rule {
     Embedder,
     /// Host names or IPs, each optionally with `:port`, separated by commas (`web.allow_hosts`).
     HostList,
+    /// Browser origins (`scheme://host[:port]`), comma-separated (`http.cors_origins`).
+    OriginList,
     /// `none` | `searxng` | `brave` | `tavily`.
     SearchBackend,
 }
@@ -122,6 +124,9 @@ impl Rule {
                  e.g. `nas.local, 192.168.1.10:5000`"
                     .into()
             }
+            Rule::OriginList => "origins as scheme://host[:port], separated by commas, e.g. \
+                 `https://chat.example.com, http://localhost:3000` (no path, no wildcard)"
+                .into(),
             Rule::SearchBackend => "one of \"none\", \"searxng\", \"brave\", \"tavily\"".into(),
         }
     }
@@ -198,6 +203,7 @@ impl Rule {
                         .is_some_and(|(p, _)| matches!(p, "openai" | "gemini" | "ollama"))
             }
             Rule::HostList => steward_tools::AllowList::parse(s).is_ok(),
+            Rule::OriginList => steward_server::CorsOrigins::parse(s).is_ok(),
             Rule::SearchBackend => steward_tools::SearchBackend::parse(s).is_some(),
             Rule::Int { .. } | Rule::Bool => false,
         };

@@ -47,6 +47,8 @@ pub struct HttpSettings {
     pub idle_timeout: Duration,
     pub max_connections: usize,
     pub max_connections_per_ip: usize,
+    /// Browser origins that may read API responses (`http.cors_origins`).
+    pub cors_origins: steward_server::CorsOrigins,
 }
 
 /// Limits of one agent turn.
@@ -261,6 +263,7 @@ impl Settings {
                 idle_timeout: Duration::ZERO,
                 max_connections: 0,
                 max_connections_per_ip: 0,
+                cors_origins: steward_server::CorsOrigins::default(),
             },
             api_token: None,
             agent: AgentSettings {

@@ -253,12 +253,12 @@ pub async fn measure(index: bool, mcp_tools: usize) -> Measurement {
         memory: None,
         secrets: Vec::new(),
     });
-    let mut rx = steward.submit(Inbound {
-        conversation: ConversationId::parse("bench").expect("id"),
-        principal: Principal::owner(),
-        surface: Surface::Cli,
-        text: "hello".into(),
-    });
+    let mut rx = steward.submit(Inbound::new(
+        ConversationId::parse("bench").expect("id"),
+        Principal::owner(),
+        Surface::Cli,
+        "hello",
+    ));
     while let Some(ev) = tokio::time::timeout(Duration::from_secs(20), rx.recv())
         .await
         .expect("turn finishes")

@@ -188,3 +188,20 @@ pub fn everything_js() -> String {
     );
     js.to_string_lossy().into_owned()
 }
+
+/// The Python of the virtual environment scripts/py-test-clients.sh made (scripts/test runs
+/// it), holding the official `openai` SDK; a clear failure, never a skip, when it is missing.
+pub fn sdk_python() -> PathBuf {
+    let dir = std::env::var_os("STEWARD_TEST_PY_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/py-clients")
+        });
+    let python = dir.join("bin/python");
+    assert!(
+        python.is_file() && dir.join(".installed").is_file(),
+        "the Python test clients are not installed in {} — run scripts/py-test-clients.sh (scripts/test does)",
+        dir.display()
+    );
+    python
+}
