@@ -16,7 +16,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use steward_mcp::{McpManager, ProbeReport, ServerSpec, StewardServer, effect_name, probe};
 use steward_store::SqliteStore;
-use steward_tools::ToolSource;
 
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
@@ -36,11 +35,6 @@ pub enum McpCommand {
 /// none); start-up does not wait for any of them. Needs a Tokio runtime.
 pub fn start_client(settings: &Settings) -> Option<Arc<McpManager>> {
     (!settings.mcp_servers.is_empty()).then(|| McpManager::start(settings.mcp_servers.clone()))
-}
-
-/// [`start_client`]'s tool sources.
-pub fn client_sources(settings: &Settings) -> Vec<Arc<dyn ToolSource>> {
-    start_client(settings).map_or_else(Vec::new, |m| m.sources())
 }
 
 pub async fn run(loaded: &LoadedConfig, command: McpCommand) -> anyhow::Result<ExitCode> {
