@@ -3,11 +3,13 @@
 //! - **Client** (`client`): servers declared in `[mcp.servers.NAME]` are started and
 //!   supervised in the background (restart with capped exponential backoff, a timeout on
 //!   every call, a health ping); each server's tools reach the registry as a `ToolSource`
-//!   under namespaced names (`server__tool`) with an effect from the owner's override or
+//!   under namespaced names (`server__tool`), schemas with local `$ref`s followed and the
+//!   whole description for a loaded tool, with an effect from the owner's override or
 //!   the tool's annotations (a read-only claim only counts for a server the owner marked
 //!   `trust_annotations`), and a `reach` saying what each call sends. Stdio servers run in
-//!   a process group of their own and are stopped with it. Results and resources come back
-//!   fenced as untrusted data; sampling requests are refused.
+//!   a process group of their own and are stopped with it; HTTP sessions end with `DELETE`.
+//!   Results and resources come back fenced as untrusted data; sampling requests are
+//!   refused.
 //! - **Server** (`server`): Steward's memory search, notes and reminders (memory intentions,
 //!   read-only) for other MCP clients, over stdio (`steward mcp serve`) or streamable HTTP
 //!   (`/mcp` on the main server, behind its API token).

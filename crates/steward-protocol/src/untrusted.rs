@@ -34,7 +34,8 @@ pub fn neutralise(text: &str) -> String {
     out
 }
 
-fn is_bidi_control(c: char) -> bool {
+/// A bidi control: it could reorder what a reader sees.
+pub fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
 }
 

@@ -16,6 +16,8 @@ pub struct App {
     pub steward: Steward,
     pub store: Arc<SqliteStore>,
     pub memory: Arc<steward_memory::Memory>,
+    /// The MCP client (None without servers): shut it down to end sessions properly.
+    pub mcp: Option<Arc<steward_mcp::McpManager>>,
 }
 
 /// The database file inside the data directory.
@@ -41,6 +43,14 @@ pub fn tools(
     settings: &Settings,
     memory: &Arc<steward_memory::Memory>,
 ) -> anyhow::Result<ToolRegistry> {
+    Ok(tools_with_mcp(settings, memory)?.0)
+}
+
+/// [`tools`], and the MCP client feeding it (None without servers).
+pub fn tools_with_mcp(
+    settings: &Settings,
+    memory: &Arc<steward_memory::Memory>,
+) -> anyhow::Result<(ToolRegistry, Option<Arc<steward_mcp::McpManager>>)> {
     let mut registry = ToolRegistry::new().with_index(settings.tools.index);
     for tool in steward_tools::builtin_tools() {
         if ON_DEMAND_BUILTINS.contains(&tool.name()) {
@@ -81,10 +91,11 @@ pub fn tools(
         registry.add_source(steward_tools::CodeSource::lazy(code_config(settings)));
     }
     // MCP servers' tools (on demand): supervised in the background, never awaited here.
-    for source in crate::mcp_cmd::client_sources(settings) {
+    let mcp = crate::mcp_cmd::start_client(settings);
+    for source in mcp.iter().flat_map(|m| m.sources()) {
         registry.add_source(source);
     }
-    Ok(registry)
+    Ok((registry, mcp))
 }
 
 /// The sandbox's limits and interpreter from `code.*`.
@@ -147,11 +158,12 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
         fallback: parse(&settings.fallback_model)?,
     };
     let extraction_model = parse(&settings.memory.extraction_model)?;
+    let (tools, mcp) = tools_with_mcp(settings, &memory)?;
     let agent = &settings.agent;
     let steward = Steward::new(StewardDeps {
         store: store.clone(),
         models: Arc::new(models),
-        tools: Arc::new(tools(settings, &memory)?),
+        tools: Arc::new(tools),
         settings: AgentSettings {
             max_rounds: agent.max_rounds,
             max_turn_tokens: agent.max_turn_tokens,
@@ -176,16 +188,12 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
         steward,
         store,
         memory,
+        mcp,
     })
 }
 
-/// Logs go to stderr; `filter` is a tracing filter like "info" or "steward_core=debug".
+/// Logs go to stderr, redacted (see `logging`); `filter` is a tracing filter like "info" or
+/// "steward_core=debug" (third-party crates stay at WARN unless it names them).
 pub fn init_logging(filter: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .try_init();
+    crate::logging::init(filter);
 }

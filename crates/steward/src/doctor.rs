@@ -145,17 +145,41 @@ async fn check_mcp(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
             r.ok(&format!("mcp {name}: disabled (enabled = false)"))?;
             continue;
         }
-        match reports.next().map(|report| report.result) {
-            Some(Ok(tools)) => r.ok(&format!("mcp {name}: ok, {} tools", tools.len()))?,
-            Some(Err(e)) => r.warn(
+        let Some(report) = reports.next() else {
+            r.warn(
+                &format!("mcp {name}: not probed"),
+                &["run `steward mcp list`"],
+            )?;
+            continue;
+        };
+        for tool in &report.unknown_overrides {
+            r.warn(
+                &format!(
+                    "mcp {name}: {}",
+                    crate::mcp_cmd::unknown_override(name, tool)
+                ),
+                &[format!(
+                    "`steward mcp list` shows the tools of `{name}` by the names the server uses; fix or remove tools.{tool} in steward.toml"
+                )],
+            )?;
+        }
+        if let Ok(tools) = &report.result {
+            for t in tools {
+                for w in &t.warnings {
+                    r.warn(
+                        &format!("mcp {name}: tool {}: {w}", t.original),
+                        &["nothing to fix in steward.toml: Steward offers the tool, and only the server checks that part of its arguments; tell the server's author if it matters"],
+                    )?;
+                }
+            }
+        }
+        match report.result {
+            Ok(tools) => r.ok(&format!("mcp {name}: ok, {} tools", tools.len()))?,
+            Err(e) => r.warn(
                 &format!("mcp {name}: not working: {e}"),
                 &[format!(
                     "`steward mcp test {name}` shows details (with its stderr)"
                 )],
-            )?,
-            None => r.warn(
-                &format!("mcp {name}: not probed"),
-                &["run `steward mcp list`"],
             )?,
         }
     }

@@ -7,6 +7,7 @@ pub mod app;
 pub mod chat;
 pub mod config;
 pub mod doctor;
+pub mod logging;
 pub mod mcp_cmd;
 pub mod memory_cmd;
 pub mod memory_wiring;

@@ -89,7 +89,13 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let load = || steward::config::load(cli.config.as_deref(), &|k| std::env::var(k).ok());
+    // Every secret the configuration holds is redacted from all log output from here on,
+    // before any command can log (or a dependency log) anything.
+    let load = || {
+        let loaded = steward::config::load(cli.config.as_deref(), &|k| std::env::var(k).ok())?;
+        steward::logging::redact_settings(&loaded.settings);
+        anyhow::Ok(loaded)
+    };
     match cli.command {
         Command::Serve => steward::serve::run(&load()?).await,
         Command::Chat {

@@ -16,7 +16,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use steward_mcp::{McpManager, ProbeReport, ServerSpec, StewardServer, effect_name, probe};
 use steward_store::SqliteStore;
-use steward_tools::ToolSource;
 
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
@@ -32,13 +31,10 @@ pub enum McpCommand {
     Serve,
 }
 
-/// Start supervising every configured server in the background and return their tool
-/// sources; start-up does not wait for any of them. Needs a Tokio runtime.
-pub fn client_sources(settings: &Settings) -> Vec<Arc<dyn ToolSource>> {
-    if settings.mcp_servers.is_empty() {
-        return Vec::new();
-    }
-    McpManager::start(settings.mcp_servers.clone()).sources()
+/// Start supervising every configured server in the background (None when there are
+/// none); start-up does not wait for any of them. Needs a Tokio runtime.
+pub fn start_client(settings: &Settings) -> Option<Arc<McpManager>> {
+    (!settings.mcp_servers.is_empty()).then(|| McpManager::start(settings.mcp_servers.clone()))
 }
 
 pub async fn run(loaded: &LoadedConfig, command: McpCommand) -> anyhow::Result<ExitCode> {
@@ -116,6 +112,12 @@ fn print_report(out: &mut impl Write, spec: &ServerSpec, r: &ProbeReport) -> std
                     effect_name(t.effect),
                     t.summary
                 )?;
+                for w in &t.warnings {
+                    writeln!(out, "      warning: {w}")?;
+                }
+            }
+            for name in &r.unknown_overrides {
+                writeln!(out, "  warning: {}", unknown_override(&spec.name, name))?;
             }
         }
         Err(e) => {
@@ -140,6 +142,13 @@ fn print_report(out: &mut impl Write, spec: &ServerSpec, r: &ProbeReport) -> std
         }
     }
     Ok(())
+}
+
+/// The words for a `tools.NAME.effect` override that names no tool of the server.
+pub fn unknown_override(server: &str, tool: &str) -> String {
+    format!(
+        "[mcp.servers.{server}] tools.{tool}.effect names no tool of this server (it has no tool `{tool}`); check the spelling against the tool list"
+    )
 }
 
 async fn test(settings: &Settings, name: &str) -> anyhow::Result<ExitCode> {

@@ -95,6 +95,12 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
         Ok(Err(e)) => tracing::warn!(error = %e, "server task failed"),
         Err(_) => tracing::warn!("open connections did not close in time; exiting anyway"),
     }
+    // MCP sessions end properly: DELETE for HTTP servers, SIGTERM to stdio servers' groups.
+    if let Some(mcp) = &app.mcp
+        && !mcp.shutdown_and_wait(Duration::from_secs(5)).await
+    {
+        tracing::warn!("some MCP sessions did not end in time; exiting anyway");
+    }
     eprintln!("Stopped.");
     Ok(ExitCode::SUCCESS)
 }

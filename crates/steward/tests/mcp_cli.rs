@@ -175,3 +175,119 @@ fn doctor_reports_each_mcp_server() {
     assert!(all.contains("steward mcp test broken"), "{all}");
     assert!(all.contains("mcp off: disabled (enabled = false)"), "{all}");
 }
+
+const URL_KEY: &str = "url-api-key-canary-5a9e31";
+
+/// Every file under `dir` (logs a command may write), as text.
+fn files_text(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(bytes) = std::fs::read(&p) {
+                out.push_str(&String::from_utf8_lossy(&bytes));
+            }
+        }
+    }
+    out
+}
+
+/// A server URL holding a key (`?api_key=${KEY}`) while nothing listens there: the key is in
+/// no output of `mcp list`, `mcp test`, `doctor` or `serve` (stdout, stderr, files in the
+/// data directory), even with dependencies logging at debug level and rmcp's own error log
+/// quoting the failing request's URL on every reconnect; each says plainly what is wrong.
+#[test]
+fn a_key_in_a_server_url_appears_in_no_output_while_the_server_refuses() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let dir = TempDir::new("mcp-url-key");
+    std::fs::write(
+        dir.path().join("steward.toml"),
+        format!(
+            "[mcp.servers.leaky]\nurl = \"http://127.0.0.1:{port}/mcp?api_key=${{LEAK_KEY}}\"\ntimeout_secs = 5\n"
+        ),
+    )
+    .unwrap();
+    let refused = format!(
+        "could not connect to 127.0.0.1:{port} (connection refused) — is the server running?"
+    );
+    let command = || {
+        let mut cmd = base_command(dir.path());
+        cmd.env("LEAK_KEY", URL_KEY).env(
+            "STEWARD_LOG",
+            "debug,rmcp=trace,reqwest=debug,hyper_util=debug",
+        );
+        cmd
+    };
+    for args in [&["mcp", "list"][..], &["mcp", "test", "leaky"], &["doctor"]] {
+        let out = command().args(args).output().unwrap();
+        let all = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!all.contains(URL_KEY), "{args:?} leaked the key:\n{all}");
+        assert!(all.contains(&refused), "{args:?}:\n{all}");
+        if args[0] == "mcp" {
+            assert!(
+                all.contains(&format!(
+                    "leaky  http  http://127.0.0.1:{port}/mcp?api_key=…"
+                )),
+                "{args:?}:\n{all}"
+            );
+        }
+    }
+
+    // serve: long enough for a few reconnect attempts (0.5 s, 1 s, 2 s backoff).
+    let srv = support::start_server(command());
+    let started = std::time::Instant::now();
+    while srv.stderr_text().matches(&refused).count() < 3 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no reconnects seen:\n{}",
+            srv.stderr_text()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let stderr = srv.stderr_text();
+    let status = srv.terminate();
+    assert!(status.success(), "{stderr}");
+    assert!(!stderr.contains(URL_KEY), "serve leaked the key:\n{stderr}");
+    assert!(
+        !files_text(dir.path()).contains(URL_KEY),
+        "a file in the data directory holds the key"
+    );
+}
+
+/// `doctor` names an override for a tool the server does not have.
+#[test]
+fn doctor_reports_an_override_naming_no_tool() {
+    let dir = TempDir::new("mcp-doctor-override");
+    std::fs::write(
+        dir.path().join("steward.toml"),
+        format!(
+            "[mcp.servers.everything]\ncommand = \"node\"\nargs = [{js:?}, \"stdio\"]\n\
+             tools.echo.effect = \"external\"\ntools.ecko.effect = \"read\"\n",
+            js = everything_js()
+        ),
+    )
+    .unwrap();
+    let (_code, out, _err) = run(&dir, &["doctor"]);
+    assert!(
+        out.contains(
+            "warn mcp everything: [mcp.servers.everything] tools.ecko.effect names no tool of this server"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.contains("tools.echo.effect names no tool"),
+        "echo exists: {out}"
+    );
+    assert!(out.contains("ok   mcp everything: ok, "), "{out}");
+}

@@ -51,6 +51,9 @@ pub enum ConnectError {
     Http(String),
     #[error("the MCP handshake failed: {0}")]
     Handshake(String),
+    /// An HTTP server could not be reached or refused us, said plainly (see `http_error`).
+    #[error("{0}")]
+    Unreachable(String),
 }
 
 /// The last lines a stdio server wrote to stderr, secrets redacted.
@@ -187,7 +190,12 @@ pub(crate) async fn connect(
                 .max_json_response_size(MAX_MESSAGE_BYTES)
                 .max_sse_event_size(MAX_MESSAGE_BYTES);
             let transport = StreamableHttpClientTransport::with_client(client, config);
-            let session = handler.serve(transport).await.map_err(handshake)?;
+            let session = handler.serve(transport).await.map_err(|e| {
+                match super::http_error::explain(&e, url, &secrets) {
+                    Some(plain) => ConnectError::Unreachable(plain),
+                    None => handshake(e),
+                }
+            })?;
             Ok(Connection {
                 session,
                 child: None,

@@ -9,6 +9,7 @@
 pub mod connect;
 pub(crate) mod group;
 pub mod handler;
+mod http_error;
 pub mod reach;
 pub mod state;
 pub mod supervisor;
@@ -25,6 +26,9 @@ use tokio_util::sync::CancellationToken;
 pub struct McpManager {
     servers: Vec<Arc<ServerHandle>>,
     stop: CancellationToken,
+    /// The supervisors, so a shutdown can wait for sessions to end properly (an HTTP
+    /// session's `DELETE`, a stdio server's SIGTERM) before the process exits.
+    tasks: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl McpManager {
@@ -33,12 +37,16 @@ impl McpManager {
     pub fn start(specs: Vec<ServerSpec>) -> Arc<McpManager> {
         let stop = CancellationToken::new();
         let servers: Vec<Arc<ServerHandle>> = specs.into_iter().map(ServerHandle::new).collect();
-        for h in &servers {
-            if h.spec.enabled {
-                tokio::spawn(supervisor::supervise_forever(Arc::clone(h), stop.clone()));
-            }
-        }
-        Arc::new(McpManager { servers, stop })
+        let tasks = servers
+            .iter()
+            .filter(|h| h.spec.enabled)
+            .map(|h| tokio::spawn(supervisor::supervise_forever(Arc::clone(h), stop.clone())))
+            .collect();
+        Arc::new(McpManager {
+            servers,
+            stop,
+            tasks: std::sync::Mutex::new(tasks),
+        })
     }
 
     /// One tool source per server (disabled ones included: they simply offer nothing).
@@ -60,6 +68,24 @@ impl McpManager {
     /// Stop every supervisor; their sessions close and stdio servers are killed.
     pub fn shutdown(&self) {
         self.stop.cancel();
+    }
+
+    /// [`shutdown`](Self::shutdown), then wait up to `grace` for every session to end: an
+    /// HTTP session is ended with `DELETE` (streamable HTTP, as the spec asks of a client
+    /// that leaves), a stdio server's process group gets SIGTERM (SIGKILL after 2 s).
+    /// Returns whether all ended within `grace`.
+    pub async fn shutdown_and_wait(&self, grace: Duration) -> bool {
+        self.shutdown();
+        let tasks: Vec<_> = match self.tasks.lock() {
+            Ok(mut g) => g.drain(..).collect(),
+            Err(p) => p.into_inner().drain(..).collect(),
+        };
+        let all = async {
+            for t in tasks {
+                let _ = t.await;
+            }
+        };
+        tokio::time::timeout(grace, all).await.is_ok()
     }
 }
 
@@ -88,6 +114,9 @@ pub struct ProbeReport {
     /// Listing tools (zero if the connection failed).
     pub list: Duration,
     pub result: Result<Vec<ToolInfo>, String>,
+    /// `tools.NAME.effect` overrides in the configuration that name no tool of this server
+    /// (empty when the connection failed: then nobody knows).
+    pub unknown_overrides: Vec<String>,
     /// Last stderr lines of a stdio server (secrets redacted).
     pub stderr: Vec<String>,
 }
@@ -99,6 +128,7 @@ pub async fn probe(spec: &ServerSpec) -> ProbeReport {
     let started = Instant::now();
     let outcome = tokio::time::timeout(spec.timeout, supervisor::open(&h)).await;
     let elapsed = started.elapsed();
+    let mut unknown = Vec::new();
     let (connect, list, result) = match outcome {
         Err(_) => (
             elapsed,
@@ -114,8 +144,10 @@ pub async fn probe(spec: &ServerSpec) -> ProbeReport {
                 conn,
                 infos,
                 handshake,
+                unknown_overrides,
                 ..
             } = opened;
+            unknown = unknown_overrides;
             let mut session = conn.session;
             let _ = session.close_with_timeout(Duration::from_secs(3)).await;
             if let Some(mut group) = conn.child {
@@ -134,6 +166,7 @@ pub async fn probe(spec: &ServerSpec) -> ProbeReport {
         connect,
         list,
         result,
+        unknown_overrides: unknown,
         stderr: st.stderr,
     }
 }

@@ -54,6 +54,9 @@ pub struct ToolInfo {
     pub effect: Effect,
     /// One line, bounded.
     pub summary: String,
+    /// What a person should know about this tool's parameter schema (a `$ref` that could
+    /// not be followed, so that part is unchecked here); one bounded line each.
+    pub warnings: Vec<String>,
 }
 
 /// A snapshot for listings and tests.
@@ -90,6 +93,8 @@ pub struct ServerHandle {
     /// Wakes the supervisor when a call found the session broken.
     pub(crate) broken: Notify,
     pub(crate) stderr: StderrTail,
+    /// Set once the configuration problems found at the first listing have been logged.
+    pub(crate) reported: std::sync::atomic::AtomicBool,
 }
 
 impl ServerHandle {
@@ -113,6 +118,7 @@ impl ServerHandle {
             signals: Arc::new(Signals::default()),
             broken: Notify::new(),
             stderr: StderrTail::default(),
+            reported: std::sync::atomic::AtomicBool::new(false),
         })
     }
 

@@ -9,7 +9,7 @@
 use super::connect::{Connection, connect, scrub};
 use super::group::ChildGroup;
 use super::state::{ServerHandle, Status, ToolInfo};
-use super::tool::{McpTool, ResourceTool, describe, effect_for};
+use super::tool::{McpTool, ResourceTool, describe, effect_for, full_description};
 use crate::names::namespaced;
 use crate::schema::convert;
 use rmcp::model::{ClientRequest, PingRequest};
@@ -46,8 +46,17 @@ pub(crate) struct Opened {
     pub conn: Connection,
     pub tools: Vec<Arc<dyn Tool>>,
     pub infos: Vec<ToolInfo>,
+    /// Tool names in the configuration's `tools.NAME.effect` that this server does not have.
+    pub unknown_overrides: Vec<String>,
     /// Time spent on spawning and the handshake (the rest of `open` is listing).
     pub handshake: Duration,
+}
+
+/// What one `tools/list` gave.
+struct Listed {
+    tools: Vec<Arc<dyn Tool>>,
+    infos: Vec<ToolInfo>,
+    unknown_overrides: Vec<String>,
 }
 
 /// Connect, then list every tool and build ours (names, schemas, effects).
@@ -58,27 +67,53 @@ pub(crate) async fn open(h: &Arc<ServerHandle>) -> Result<Opened, String> {
         .await
         .map_err(|e| e.to_string())?;
     let handshake = started.elapsed();
-    let (tools, infos) = list(h, conn.session.peer()).await?;
+    let listed = list(h, conn.session.peer()).await?;
     Ok(Opened {
         conn,
-        tools,
-        infos,
+        tools: listed.tools,
+        infos: listed.infos,
+        unknown_overrides: listed.unknown_overrides,
         handshake,
     })
 }
 
+/// The owner's overrides naming no tool of the server, as the server spells its names.
+fn unknown_overrides(h: &ServerHandle, listed: &[rmcp::model::Tool]) -> Vec<String> {
+    h.spec
+        .effects
+        .keys()
+        .filter(|name| !listed.iter().any(|t| t.name.as_ref() == name.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Log, once per server and process, what a person should fix: overrides that name no
+/// tool and parameter schemas that could not be fully followed. (`steward mcp list`,
+/// `mcp test` and `doctor` print the same from their probe.)
+fn report_once(h: &ServerHandle, opened: &Opened) {
+    if h.reported.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    for name in &opened.unknown_overrides {
+        tracing::warn!(server = %h.spec.name, tool = %scrub(name, &[], 100), "[mcp.servers.{}] tools.{}.effect names no tool of this server; check the spelling (`steward mcp list` shows its tools)", h.spec.name, scrub(name, &[], 100));
+    }
+    for info in &opened.infos {
+        for warning in &info.warnings {
+            tracing::warn!(server = %h.spec.name, tool = %info.original, "MCP tool schema: {warning}");
+        }
+    }
+}
+
 /// List every tool of the session and build ours: names, schemas, effects, and the two
 /// resource tools when the server has resources.
-async fn list(
-    h: &Arc<ServerHandle>,
-    peer: &Peer<RoleClient>,
-) -> Result<(Vec<Arc<dyn Tool>>, Vec<ToolInfo>), String> {
+async fn list(h: &Arc<ServerHandle>, peer: &Peer<RoleClient>) -> Result<Listed, String> {
     let mut listed = peer.list_all_tools().await.map_err(|e| {
         format!(
             "listing tools failed: {}",
             scrub(&e.to_string(), &h.spec.secret_values(), 300)
         )
     })?;
+    let unknown_overrides = unknown_overrides(h, &listed);
     if listed.len() > MAX_TOOLS {
         tracing::warn!(server = %h.spec.name, offered = listed.len(), kept = MAX_TOOLS, "MCP server offers too many tools; keeping the first");
         listed.truncate(MAX_TOOLS);
@@ -97,20 +132,21 @@ async fn list(
             h.spec.effects.get(t.name.as_ref()).copied(),
             h.spec.trust_annotations,
         );
-        let description = describe(&h.spec.name, t.description.as_deref());
+        let converted = convert(&t.input_schema);
         infos.push(ToolInfo {
             name: name.clone(),
             original: scrub(&t.name, &[], 100),
             effect,
-            summary: description.clone(),
+            summary: describe(&h.spec.name, t.description.as_deref()),
+            warnings: converted.problems.iter().map(ToString::to_string).collect(),
         });
         tools.push(Arc::new(McpTool {
             handle: weak.clone(),
             server: h.spec.name.clone(),
             name: name.clone(),
             original: t.name.to_string(),
-            description,
-            parameters: convert(&t.input_schema),
+            description: full_description(&h.spec.name, t.description.as_deref()),
+            parameters: converted.parameters,
             effect,
         }));
     }
@@ -135,13 +171,18 @@ async fn list(
                 original: format!("(resources/{})", if read { "read" } else { "list" }),
                 effect: tool.effect(),
                 summary: format!("[mcp:{}] {}", h.spec.name, tool.description()),
+                warnings: Vec::new(),
             });
             tools.push(Arc::new(tool));
         }
     }
     infos.sort_by(|a, b| a.name.cmp(&b.name));
     tools.sort_by(|a, b| a.name().cmp(b.name()));
-    Ok((tools, infos))
+    Ok(Listed {
+        tools,
+        infos,
+        unknown_overrides,
+    })
 }
 
 fn set_status(h: &ServerHandle, status: Status) {
@@ -191,6 +232,7 @@ pub(crate) async fn supervise(h: Arc<ServerHandle>, stop: CancellationToken) {
         let error = match opened {
             Ok(Ok(opened)) => {
                 tracing::info!(server = %h.spec.name, tools = opened.tools.len(), "MCP server connected");
+                report_once(&h, &opened);
                 match serve(&h, opened, &stop).await {
                     Some(why) => why,
                     None => return,
@@ -271,11 +313,11 @@ async fn serve(h: &Arc<ServerHandle>, opened: Opened, stop: &CancellationToken) 
             }
             _ = h.signals.tools_changed.notified() => {
                 let listed = tokio::time::timeout(h.spec.timeout, list(h, &peer)).await;
-                if let Ok(Ok((tools, infos))) = listed {
+                if let Ok(Ok(listed)) = listed {
                     let mut live = h.write();
                     if live.generation == generation {
-                        live.tools = tools;
-                        live.infos = infos;
+                        live.tools = listed.tools;
+                        live.infos = listed.infos;
                     }
                 }
             }

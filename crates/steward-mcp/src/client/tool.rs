@@ -20,8 +20,12 @@ use std::time::Duration;
 use steward_protocol::Effect;
 use steward_tools::{Reach, Tool, ToolContext, ToolError};
 
-/// Longest tool description we pass on to the model, in characters.
+/// Longest one-line summary of a tool (`steward mcp list`), in characters.
 pub const MAX_DESCRIPTION: usize = 300;
+/// Longest description a loaded tool carries to the model, in bytes: room for the long
+/// descriptions real servers write (sequential-thinking: 2,781 characters), a bound on a
+/// hostile one. The tool index still shows only its first sentence.
+pub const MAX_FULL_DESCRIPTION: usize = 8 * 1024;
 /// Longest resource URI accepted from the model.
 const MAX_URI: usize = 2048;
 /// How long the health check after a timed-out call waits for a ping.
@@ -47,9 +51,60 @@ pub fn effect_for(
     }
 }
 
-/// `[mcp:server] description`, single line, bounded: it reaches every model call's index.
+/// `[mcp:server] description`, single line, bounded: what `steward mcp list` shows.
 pub(crate) fn describe(server: &str, text: Option<&str>) -> String {
     let body = scrub(text.unwrap_or("(no description)"), &[], MAX_DESCRIPTION);
+    format!("[mcp:{server}] {body}")
+}
+
+/// `[mcp:server] description` as a loaded tool's schema carries it: the whole text, its
+/// line breaks kept (lists and paragraphs read better), control and bidi characters made
+/// spaces, runs of spaces and of blank lines collapsed, cut at `MAX_FULL_DESCRIPTION` bytes.
+/// The tool index makes its own one-line summary of it.
+pub fn full_description(server: &str, text: Option<&str>) -> String {
+    let raw = text.unwrap_or("(no description)");
+    let mut body = String::with_capacity(raw.len().min(MAX_FULL_DESCRIPTION));
+    let mut blank = false;
+    for line in raw.lines() {
+        let line: String = line
+            .chars()
+            .map(|c| {
+                if c.is_control() || steward_protocol::untrusted::is_bidi_control(c) {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.is_empty() {
+            blank = !body.is_empty();
+            continue;
+        }
+        if !body.is_empty() {
+            body.push_str(if blank { "\n\n" } else { "\n" });
+        }
+        blank = false;
+        // Keep a list's indentation hint: one leading space per level is enough.
+        if line.starts_with(' ') {
+            body.push(' ');
+        }
+        body.push_str(&words.join(" "));
+        if body.len() > MAX_FULL_DESCRIPTION {
+            break;
+        }
+    }
+    if body.len() > MAX_FULL_DESCRIPTION {
+        let mut cut = MAX_FULL_DESCRIPTION - '…'.len_utf8();
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        body.truncate(cut);
+        body.push('…');
+    }
+    if body.is_empty() {
+        body.push_str("(no description)");
+    }
     format!("[mcp:{server}] {body}")
 }
 
@@ -284,4 +339,30 @@ fn render_resources(list: &[rmcp::model::Resource]) -> String {
         out.push(format!("… and {} more", list.len() - 200));
     }
     out.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_description_keeps_its_lines_and_is_bounded() {
+        let text =
+            "First line.\r\n\n\n\nKey features:\n  - one\t\tthing\u{7}\n  - two \u{202E}x\n\n";
+        assert_eq!(
+            full_description("s", Some(text)),
+            "[mcp:s] First line.\n\nKey features:\n - one thing\n - two x"
+        );
+        let long = full_description("s", Some(&"é".repeat(20_000)));
+        assert!(long.len() <= MAX_FULL_DESCRIPTION + 16, "{}", long.len());
+        assert!(long.ends_with('…'));
+        assert_eq!(
+            full_description("s", Some(" \n ")),
+            "[mcp:s] (no description)"
+        );
+        assert_eq!(full_description("s", None), "[mcp:s] (no description)");
+        // The listing's summary stays one bounded line.
+        let summary = describe("s", Some(text));
+        assert!(!summary.contains('\n') && summary.chars().count() < MAX_DESCRIPTION + 12);
+    }
 }

@@ -110,7 +110,7 @@ pub(crate) static FIELDS: &[Field] = &[
         default: Default::Text("info"),
         rule: Rule::NonEmpty,
         secret: false,
-        help: "Log filter (tracing EnvFilter syntax, e.g. `info,steward_llm=debug`)",
+        help: "Log filter (tracing EnvFilter syntax, e.g. `info,steward_llm=debug`): the bare level is Steward's; other libraries log at WARN unless named (`info,rmcp=debug`)",
         apply: |s, v| s.log = v.text(),
     },
     Field {

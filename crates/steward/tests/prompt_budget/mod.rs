@@ -58,7 +58,8 @@ pub fn count_tokens(text: &str) -> usize {
 
 /// One MCP tool from the fixture, converted the way the MCP client converts: the schema
 /// loosened to the registry's subset (`steward_mcp::schema::convert`), the name namespaced
-/// `server__tool` (`steward_mcp::names`), the description tagged `[mcp:server]`.
+/// `server__tool` (`steward_mcp::names`), the description tagged `[mcp:server]` and kept
+/// whole (`full_description`).
 struct FixtureTool {
     name: String,
     description: String,
@@ -151,20 +152,13 @@ fn fixture_tool(
         Effect::External
     };
     let empty = serde_json::Map::new();
-    // As the MCP client describes its tools: "[mcp:server] text", one line.
-    let text = t["description"]
-        .as_str()
-        .or(t["title"].as_str())
-        .unwrap_or("(no description)");
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let text: String = flat
-        .chars()
-        .take(steward_mcp::client::tool::MAX_DESCRIPTION)
-        .collect();
+    // As the MCP client describes a loaded tool: "[mcp:server] text", the whole text.
+    let text = t["description"].as_str().or(t["title"].as_str());
     FixtureTool {
         name: names[raw].clone(),
-        description: format!("[mcp:{server}] {text}"),
-        parameters: steward_mcp::schema::convert(t["inputSchema"].as_object().unwrap_or(&empty)),
+        description: steward_mcp::client::tool::full_description(server, text),
+        parameters: steward_mcp::schema::convert(t["inputSchema"].as_object().unwrap_or(&empty))
+            .parameters,
         effect,
     }
 }

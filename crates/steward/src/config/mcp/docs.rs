@@ -19,13 +19,24 @@ with capped exponential backoff (0.5 s doubling to 60 s). `steward mcp list` and
 | `enabled` | `false` keeps it configured but not started (default `true`) |\n\
 | `allow_sampling` | advertise the sampling capability to it (default `false`). Sampling requests are refused either way in this version: approving them is not implemented yet |\n\
 | `trust_annotations` | believe the server when it marks a tool read-only (`readOnlyHint`), so such tools run without asking (default `false`: every tool asks unless overridden below). Set it only for a server you trust: the hint is the server's own claim |\n\
-| `tools.TOOL.effect` | override the effect of the server's tool `TOOL`: `read` (runs without asking), `write`, `external` or `destructive` (ask first) |\n\n\
+| `tools.TOOL.effect` | override the effect of the server's tool `TOOL` (as the server spells it): `read` (runs without asking), `write`, `external` or `destructive` (ask first). An override naming no tool of the server is reported by `steward doctor` and `steward mcp list`, and logged as a warning when `steward serve` first lists the server's tools |\n\n\
 Without an override a tool's effect comes from its annotations: `destructiveHint` → \
 destructive (also when the tool claims `readOnlyHint` too), `readOnlyHint` → read only with \
 `trust_annotations = true`, anything else → external, so the approval gate asks. In \
 `env` and `headers` values and in `url`, `${VAR}` is replaced by the environment variable VAR \
 (an unset VAR is an error), so secrets need not be written in the file; listings show a URL \
-without its query and credentials.\n\n\
+without its query and credentials; every log line (Steward's and its libraries') is \
+redacted of these values too.\n\n\
+Tool schemas: local `$ref`s (`#/$defs/…`, `#/definitions/…`, any JSON pointer into the \
+schema, as Pydantic-built servers write them) are followed, recursion up to a depth limit. \
+A reference to another document (`https://…`, `other.json#…`) is never fetched: the tool is \
+still offered, that part of its arguments accepts anything (the server still checks it), and \
+`steward mcp list`, `steward mcp test`, `steward doctor` and the log say so, naming the \
+server, the tool and the reference. The model sees one line per tool in the tool index and, \
+once it loads a tool, the tool's whole description (up to 8 KiB). An HTTP server's session \
+is ended with `DELETE` when Steward stops (and after each `mcp list`/`mcp test` probe); a \
+server that cannot be reached is reported plainly (\"could not connect to HOST:PORT \
+(connection refused) — is the server running?\", DNS and TLS failures, HTTP 401/403/404).\n\n\
 ```toml\n\
 [mcp.servers.files]\n\
 command = \"npx\"\n\
