@@ -138,6 +138,8 @@ async fn failure_kinds_map_to_statuses() {
     let cases = [
         (FailureKind::NoModel, 503, "no_model"),
         (FailureKind::Model, 502, "model"),
+        (FailureKind::ModelRejected, 422, "model_rejected"),
+        (FailureKind::ModelConfig, 503, "model_config"),
         (FailureKind::Budget, 504, "budget"),
         (FailureKind::Store, 500, "store"),
         (FailureKind::Shutdown, 503, "shutdown"),
@@ -152,6 +154,12 @@ async fn failure_kinds_map_to_statuses() {
             )
             .await;
         assert_eq!(resp.status(), status, "{kind:?}");
+        let retryable = matches!(kind, FailureKind::Model | FailureKind::Shutdown);
+        assert_eq!(
+            resp.headers()["x-should-retry"],
+            if retryable { "true" } else { "false" },
+            "{kind:?}"
+        );
         let body = json_of(resp).await;
         assert_eq!(body["conversation_id"], "c9");
         assert_eq!(body["turn_id"], TURN_ID);
@@ -160,7 +168,6 @@ async fn failure_kinds_map_to_statuses() {
             body["error"]["message"],
             format!("scripted {kind:?} failure")
         );
-        let retryable = matches!(kind, FailureKind::Model | FailureKind::Shutdown);
         assert_eq!(body["error"]["retryable"], retryable);
     }
 }

@@ -6,6 +6,7 @@ mod api;
 mod approval_events;
 mod approvals;
 mod auth;
+mod cors;
 mod desk;
 mod grants;
 mod hostile;

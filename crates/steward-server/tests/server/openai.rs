@@ -122,15 +122,44 @@ async fn conversation_comes_from_header_then_user_then_fresh() {
 }
 
 #[tokio::test]
-async fn invalid_conversation_from_header_or_user_is_400() {
+async fn any_user_string_maps_to_a_valid_stable_conversation() {
     let server = start(Fake::standard()).await;
-    for id in hostile_ids() {
+    let mut seen = std::collections::HashSet::new();
+    for id in hostile_ids().into_iter().filter(|id| !id.is_empty()) {
         let mut body = chat(json!("hi"));
         body["user"] = json!(id);
-        let resp = server.post(CHAT, &body).await;
-        assert_eq!(resp.status(), 400, "user {id:?}");
-        assert_eq!(json_of(resp).await["error"]["type"], "bad_request");
+        let first = server.post(CHAT, &body).await;
+        assert_eq!(first.status(), 200, "user {id:?}");
+        let conv = first.headers()["x-steward-conversation"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        assert!(conv.starts_with("user-"), "user {id:?} → {conv}");
+        assert!(conv.len() <= 128 && conv.is_ascii(), "{conv}");
+        let again = server.post(CHAT, &body).await;
+        assert_eq!(
+            again.headers()["x-steward-conversation"],
+            conv.as_str(),
+            "stable"
+        );
+        assert!(seen.insert(conv), "distinct users, distinct conversations");
     }
+    // An empty `user` names nobody: a fresh conversation.
+    let mut body = chat(json!("hi"));
+    body["user"] = json!("");
+    let resp = server.post(CHAT, &body).await;
+    assert_eq!(resp.status(), 200);
+    assert!(
+        resp.headers()["x-steward-conversation"]
+            .to_str()
+            .unwrap()
+            .starts_with("openai-")
+    );
+}
+
+#[tokio::test]
+async fn invalid_conversation_header_is_400() {
+    let server = start(Fake::standard()).await;
     // Header values that HTTP can carry at all.
     for id in ["../x", &"x".repeat(200), "a b"] {
         let resp = post_with_header(&server, id, &chat(json!("hi"))).await;
@@ -179,15 +208,19 @@ async fn last_message_must_be_from_the_user() {
 
 #[tokio::test]
 async fn failures_use_the_openai_error_shape() {
-    for (kind, status, name) in [
-        (FailureKind::NoModel, 503, "no_model"),
-        (FailureKind::Model, 502, "model"),
-        (FailureKind::Input, 400, "input"),
+    for (kind, status, name, retry) in [
+        (FailureKind::NoModel, 503, "no_model", "false"),
+        (FailureKind::Model, 502, "model", "true"),
+        (FailureKind::ModelRejected, 422, "model_rejected", "false"),
+        (FailureKind::ModelConfig, 503, "model_config", "false"),
+        (FailureKind::Input, 400, "input", "false"),
     ] {
         let server = start(Fake::failing(kind)).await;
         let resp = post_with_header(&server, "c1", &chat(json!("hi"))).await;
         assert_eq!(resp.status(), status, "{kind:?}");
         assert_eq!(resp.headers()["x-steward-conversation"], "c1");
+        // The SDKs obey this over the status: only a retry that can help is asked for.
+        assert_eq!(resp.headers()["x-should-retry"], retry, "{kind:?}");
         let err = json_of(resp).await;
         assert_eq!(err["error"]["type"], name);
         assert_eq!(
@@ -208,8 +241,224 @@ async fn models_lists_steward() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 200);
-    assert_eq!(
-        json_of(resp).await,
-        json!({"object": "list", "data": [{"id": "steward", "object": "model", "owned_by": "steward"}]})
+    let list = json_of(resp).await;
+    assert_eq!(list["object"], "list");
+    let model = &list["data"][0];
+    assert_eq!(list["data"].as_array().unwrap().len(), 1);
+    assert_eq!(model["id"], "steward");
+    assert_eq!(model["object"], "model");
+    assert_eq!(model["owned_by"], "steward");
+    // Required by the OpenAI schema: the SDKs' strict types refuse a model without it.
+    assert!(
+        model["created"].as_u64().unwrap() > 1_700_000_000,
+        "{model}"
     );
+
+    let one = client()
+        .get(server.url("/v1/models/steward"))
+        .header(AUTHORIZATION, format!("Bearer {TOKEN}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(one.status(), 200);
+    assert_eq!(
+        &json_of(one).await,
+        model,
+        "the same object listed and retrieved"
+    );
+    let missing = client()
+        .get(server.url("/v1/models/gpt-4"))
+        .header(AUTHORIZATION, format!("Bearer {TOKEN}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    assert_eq!(json_of(missing).await["error"]["type"], "model_not_found");
+}
+
+#[tokio::test]
+async fn fields_steward_cannot_honour_get_a_400_naming_them() {
+    let server = start(Fake::standard()).await;
+    let tool = json!([{"type": "function", "function": {"name": "f", "parameters": {}}}]);
+    let cases = [
+        ("n", json!(2)),
+        ("tools", tool.clone()),
+        ("functions", tool),
+        ("tool_choice", json!("required")),
+        (
+            "tool_choice",
+            json!({"type": "function", "function": {"name": "f"}}),
+        ),
+        ("function_call", json!({"name": "f"})),
+        ("response_format", json!({"type": "json_object"})),
+        (
+            "response_format",
+            json!({"type": "json_schema", "json_schema": {}}),
+        ),
+        ("audio", json!({"voice": "alloy", "format": "wav"})),
+        ("modalities", json!(["text", "audio"])),
+        ("logprobs", json!(true)),
+        ("top_logprobs", json!(3)),
+    ];
+    for (field, value) in cases {
+        let mut body = chat(json!("hi"));
+        body[field] = value.clone();
+        let resp = server.post(CHAT, &body).await;
+        assert_eq!(resp.status(), 400, "{field}={value}");
+        assert_eq!(resp.headers()["x-should-retry"], "false");
+        let msg = json_of(resp).await["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(msg.starts_with(&format!("{field}: ")), "{field}: {msg}");
+    }
+    assert!(server.fake.seen().is_empty(), "nothing was submitted");
+    // What they may carry when they ask for nothing Steward lacks.
+    for (field, value) in [
+        ("n", json!(1)),
+        ("tools", json!([])),
+        ("tool_choice", json!("auto")),
+        ("response_format", json!({"type": "text"})),
+        ("modalities", json!(["text"])),
+        ("logprobs", json!(false)),
+        ("temperature", json!(0.2)),
+        ("audio", Value::Null),
+    ] {
+        let mut body = chat(json!("hi"));
+        body[field] = value.clone();
+        assert_eq!(
+            server.post(CHAT, &body).await.status(),
+            200,
+            "{field}={value}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn system_and_developer_messages_become_the_turns_instructions() {
+    let server = start(Fake::standard()).await;
+    let body = json!({"messages": [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "earlier"},
+        {"role": "developer", "content": [{"type": "text", "text": "answer in French"}]},
+        {"role": "user", "content": "hi"},
+    ]});
+    assert_eq!(server.post(CHAT, &body).await.status(), 200);
+    let no_system = json!({"messages": [{"role": "user", "content": "hi"}]});
+    assert_eq!(server.post(CHAT, &no_system).await.status(), 200);
+    let seen = server.fake.seen();
+    assert_eq!(seen[0].text, "hi");
+    assert_eq!(
+        seen[0].instructions.as_deref(),
+        Some("be brief\n\nanswer in French")
+    );
+    assert_eq!(seen[1].instructions, None);
+    // An unknown role is a client bug, named.
+    let odd = json!({"messages": [{"role": "wizard", "content": "x"}, {"role": "user", "content": "hi"}]});
+    let resp = server.post(CHAT, &odd).await;
+    assert_eq!(resp.status(), 400);
+    assert!(
+        json_of(resp).await["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("messages[0].role")
+    );
+    // Oversized instructions: 413, nothing submitted.
+    let huge = json!({"messages": [
+        {"role": "system", "content": "x".repeat(70 * 1024)},
+        {"role": "user", "content": "hi"},
+    ]});
+    assert_eq!(server.post(CHAT, &huge).await.status(), 413);
+    assert_eq!(server.fake.seen().len(), 2);
+}
+
+#[tokio::test]
+async fn every_request_is_keyed_and_a_marked_retry_asks_for_replay() {
+    use steward_protocol::Replay;
+    let server = start(Fake::standard()).await;
+    let send = |retry: Option<&'static str>, key: Option<&'static str>| {
+        let mut req = client()
+            .post(server.url(CHAT))
+            .header(AUTHORIZATION, format!("Bearer {TOKEN}"))
+            .header(CONTENT_TYPE, "application/json")
+            .header("X-Steward-Conversation", "keyed");
+        if let Some(r) = retry {
+            req = req.header("x-stainless-retry-count", r);
+        }
+        if let Some(k) = key {
+            req = req.header("idempotency-key", k);
+        }
+        req.body(chat(json!("hi")).to_string()).send()
+    };
+    assert_eq!(send(Some("0"), None).await.unwrap().status(), 200);
+    assert_eq!(send(Some("1"), None).await.unwrap().status(), 200);
+    assert_eq!(send(None, Some("k-1")).await.unwrap().status(), 200);
+    assert_eq!(send(Some("2"), Some("k-1")).await.unwrap().status(), 200);
+    let seen = server.fake.seen();
+    let keys: Vec<_> = seen.iter().map(|i| i.request.clone().unwrap()).collect();
+    assert_eq!(
+        keys[0].replay,
+        Replay::Never,
+        "a first attempt only records itself"
+    );
+    assert_eq!(keys[1].replay, Replay::IfRecent);
+    assert_eq!(
+        keys[0].id(),
+        keys[1].id(),
+        "a retry has its first attempt's key"
+    );
+    assert_eq!(keys[2].replay, Replay::Always);
+    assert_eq!(
+        keys[2], keys[3],
+        "the Idempotency-Key wins over the retry marker"
+    );
+    assert_ne!(keys[2].id(), keys[0].id());
+    // A key that is not one: 400 naming the header, nothing submitted.
+    for bad in ["", "a b", &"k".repeat(256)] {
+        let resp = client()
+            .post(server.url(CHAT))
+            .header(AUTHORIZATION, format!("Bearer {TOKEN}"))
+            .header(CONTENT_TYPE, "application/json")
+            .header("idempotency-key", bad)
+            .body(chat(json!("hi")).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 400, "{bad:?}");
+        let msg = json_of(resp).await["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(msg.contains("Idempotency-Key"), "{msg}");
+    }
+    assert_eq!(server.fake.seen().len(), 4);
+}
+
+#[tokio::test]
+async fn an_unnamed_request_with_a_key_gets_a_conversation_derived_from_it() {
+    let server = start(Fake::standard()).await;
+    let send = |key: &'static str| {
+        client()
+            .post(server.url(CHAT))
+            .header(AUTHORIZATION, format!("Bearer {TOKEN}"))
+            .header(CONTENT_TYPE, "application/json")
+            .header("idempotency-key", key)
+            .body(json!({"messages": [{"role": "user", "content": "hi"}]}).to_string())
+            .send()
+    };
+    let conv = |r: reqwest::Response| {
+        r.headers()["x-steward-conversation"]
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    let a = conv(send("one").await.unwrap());
+    let b = conv(send("one").await.unwrap());
+    let c = conv(send("two").await.unwrap());
+    assert!(a.starts_with("openai-"), "{a}");
+    assert_eq!(
+        a, b,
+        "a retry with the same key lands in the same conversation"
+    );
+    assert_ne!(a, c);
 }
