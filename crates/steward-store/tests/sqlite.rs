@@ -98,7 +98,7 @@ async fn newer_schema_is_refused_and_left_untouched() {
             err,
             StoreError::SchemaTooNew {
                 found: 99,
-                known: 6,
+                known: 7,
                 ..
             }
         ),
