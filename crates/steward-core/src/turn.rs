@@ -71,9 +71,10 @@ impl From<LlmError> for Failure {
                 let retryable = other.is_retryable();
                 let kind = match &other {
                     LlmError::Config(_) => FailureKind::ModelConfig,
-                    LlmError::Http { status, .. } if matches!(status, 401 | 403 | 404) => {
-                        FailureKind::ModelConfig
-                    }
+                    LlmError::Http {
+                        status: 401 | 403 | 404,
+                        ..
+                    } => FailureKind::ModelConfig,
                     LlmError::Http { status, .. } if (400..500).contains(status) && !retryable => {
                         FailureKind::ModelRejected
                     }

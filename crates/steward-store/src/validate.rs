@@ -89,6 +89,17 @@ pub(crate) fn no_nul(what: &str, text: &str) -> Result<(), StoreError> {
     }
 }
 
+/// A turn request as it is stored, or why it cannot be.
+pub(crate) fn turn_request(request: &crate::TurnRequest) -> Result<(), StoreError> {
+    id("turn request key", &request.key)?;
+    id("turn request turn id", &request.turn_id)?;
+    id("turn request fingerprint", &request.fingerprint)?;
+    if let Some(outcome) = &request.outcome {
+        free_text("turn request outcome", outcome)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,15 +157,4 @@ mod tests {
         let ok = [Message::user("tab\tand\u{1b}escape 🦀")];
         assert_eq!(messages(&ok), ok);
     }
-}
-
-/// A turn request as it is stored, or why it cannot be.
-pub(crate) fn turn_request(request: &crate::TurnRequest) -> Result<(), StoreError> {
-    id("turn request key", &request.key)?;
-    id("turn request turn id", &request.turn_id)?;
-    id("turn request fingerprint", &request.fingerprint)?;
-    if let Some(outcome) = &request.outcome {
-        free_text("turn request outcome", outcome)?;
-    }
-    Ok(())
 }
