@@ -113,6 +113,12 @@ async fn without_a_model_serve_starts_and_explains() {
             .unwrap()
             .contains("STEWARD_MODEL")
     );
+    // As the README says: nothing is stored for a message no model could answer.
+    let conn = rusqlite::Connection::open(dir.path().join("steward.db")).unwrap();
+    let stored: i64 = conn
+        .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, 0);
 }
 
 #[tokio::test]
