@@ -7,22 +7,11 @@ use steward_testkit::{FakeModel, Reply, Step};
 use support::*;
 
 async fn post_message(srv: &Server, conv: &str, text: &str) -> (u16, Value) {
-    let resp = client()
-        .post(srv.url("/api/v1/messages"))
-        .bearer_auth(TOKEN)
-        .json(&json!({"conversation_id": conv, "text": text}))
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap())
+    post_message_keyed(srv, None, conv, text).await
 }
 
 fn serve_with_model(dir: &TempDir, fake: &FakeModel) -> Server {
-    let mut cmd = base_command(dir.path());
-    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
-    cmd.env("STEWARD_API_TOKEN", TOKEN);
-    start_server(cmd)
+    serve_with_fake(dir, &fake.openai_base_url(), &[])
 }
 
 #[tokio::test]

@@ -4,29 +4,20 @@
 
 mod support;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use steward_testkit::{FakeModel, Reply, Step};
 use support::*;
 
 async fn post(srv: &Server, key: &str, conv: &str, text: &str) -> (u16, Value) {
-    let resp = client()
-        .post(srv.url("/api/v1/messages"))
-        .bearer_auth(TOKEN)
-        .header("idempotency-key", key)
-        .json(&json!({"conversation_id": conv, "text": text}))
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap())
+    post_message_keyed(srv, Some(key), conv, text).await
 }
 
 fn serve(dir: &TempDir, fake: &FakeModel) -> Server {
-    let mut cmd = base_command(dir.path());
-    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
-    cmd.env("STEWARD_API_TOKEN", TOKEN)
-        .env("STEWARD_MODEL_RETRIES", "0");
-    start_server(cmd)
+    serve_with_fake(
+        dir,
+        &fake.openai_base_url(),
+        &[("STEWARD_MODEL_RETRIES", "0")],
+    )
 }
 
 fn roles(dir: &TempDir, conversation: &str) -> Vec<String> {

@@ -12,11 +12,11 @@ use support::*;
 use tokio::process::Command;
 
 fn serve(dir: &TempDir, fake: &FakeModel, retries: &str) -> Server {
-    let mut cmd = base_command(dir.path());
-    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
-    cmd.env("STEWARD_API_TOKEN", TOKEN)
-        .env("STEWARD_MODEL_RETRIES", retries);
-    start_server(cmd)
+    serve_with_fake(
+        dir,
+        &fake.openai_base_url(),
+        &[("STEWARD_MODEL_RETRIES", retries)],
+    )
 }
 
 /// Run one scenario of the Python driver against `srv`; its JSON result. Async: the fake

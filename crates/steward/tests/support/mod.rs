@@ -205,3 +205,33 @@ pub fn sdk_python() -> PathBuf {
     );
     python
 }
+
+/// `POST /api/v1/messages` with the test token, an optional `Idempotency-Key`; status and body.
+pub async fn post_message_keyed(
+    srv: &Server,
+    key: Option<&str>,
+    conv: &str,
+    text: &str,
+) -> (u16, serde_json::Value) {
+    let mut req = client()
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&serde_json::json!({"conversation_id": conv, "text": text}));
+    if let Some(key) = key {
+        req = req.header("idempotency-key", key);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap())
+}
+
+/// `steward serve` with the fake model bound and the test token; `env` on top.
+pub fn serve_with_fake(dir: &TempDir, fake_base: &str, env: &[(&str, &str)]) -> Server {
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, fake_base, "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    start_server(cmd)
+}
