@@ -89,7 +89,33 @@ async fn logs_carry_route_status_and_conversation_but_no_secrets() {
         .await;
     assert_eq!(resp.status(), 200);
 
+    // Route families a hand-written label list used to miss, and a path no route has.
+    for path in [
+        "/v1/models/steward",
+        "/api/v1/facts/home.city",
+        "/api/v1/memory/search?q=x",
+        "/nope-hostile-path-xyz",
+    ] {
+        server.get(path).await;
+    }
+
     let logs = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    for route in [
+        "/v1/models/{id}",
+        "/api/v1/facts/{key}",
+        "/api/v1/memory/search",
+        "<unmatched>",
+    ] {
+        assert!(
+            logs.contains(&format!("route=\"{route}\"")),
+            "{route}: {logs}"
+        );
+    }
+    assert!(!logs.contains("nope-hostile-path-xyz"), "{logs}");
+    assert!(
+        !logs.contains("home.city"),
+        "the id is not part of the route: {logs}"
+    );
     assert!(logs.contains("request finished"), "{logs}");
     assert!(logs.contains("route=\"/api/v1/messages\""), "{logs}");
     assert!(logs.contains("conversation=\"log-conv\""), "{logs}");
