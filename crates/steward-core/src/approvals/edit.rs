@@ -47,8 +47,9 @@ pub(crate) async fn revise_in_words(
         .get(&action.tool)
         .map(|t| t.parameters())
         .unwrap_or(serde_json::Value::Null);
-    // The user's words are data for this call, fenced so they cannot pose as the frame.
-    let fenced = request.replace("</request>", "<\\/request>");
+    // The user's words are data for this call, fenced so they cannot pose as the frame (the
+    // one escaping rule of every fence, `steward_protocol::untrusted`).
+    let fenced = steward_protocol::untrusted::neutralise(request);
     let prompt = format!(
         "Tool: {}\nArgument schema (JSON): {}\nCurrent arguments (JSON): {}\nRequested change:\n<request>\n{}\n</request>",
         action.tool, schema, action.arguments, fenced
