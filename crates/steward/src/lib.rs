@@ -12,3 +12,4 @@ pub mod memory_cmd;
 pub mod memory_wiring;
 pub mod serve;
 pub mod token;
+pub mod words;

@@ -38,7 +38,8 @@ enum Command {
         #[arg(long)]
         auto_approve: bool,
     },
-    /// Check configuration, database and model reachability, with a fix for each problem.
+    /// Check configuration, database and model reachability, with a fix for each problem;
+    /// reports every problem in one run (exit 1 if any), even after a configuration error.
     Doctor,
     /// List, edit, search and maintain what Steward remembers (facts, notes, ...).
     Memory {
@@ -98,8 +99,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             auto_approve,
         } => steward::chat::run(&load()?, message, &conversation, auto_approve).await,
         Command::Doctor => {
+            // Never stops at a configuration error: reports each and checks the rest.
+            let (loaded, problems) =
+                steward::config::load_reporting(cli.config.as_deref(), &|k| std::env::var(k).ok());
             let mut out = std::io::stdout();
-            let ok = steward::doctor::run(&load()?, &mut out).await?;
+            let ok = steward::doctor::run_with_problems(&loaded, &problems, &mut out).await?;
             Ok(if ok {
                 ExitCode::SUCCESS
             } else {

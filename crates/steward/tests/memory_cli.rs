@@ -228,7 +228,7 @@ async fn retention_is_a_dry_run_unless_applied() {
         !dry.contains("episode.today") && !dry.contains("home.city"),
         "{dry}"
     );
-    assert!(dry.contains("2 fact(s) would be deleted (dry run"), "{dry}");
+    assert!(dry.contains("2 facts would be deleted (dry run"), "{dry}");
     let keys = |dir: &Path| {
         let dir = dir.to_owned();
         async move {
@@ -252,7 +252,7 @@ async fn retention_is_a_dry_run_unless_applied() {
     applied.push("--apply");
     let done = ok(dir.path(), &applied);
     assert!(done.contains("deleted: episode.monday"), "{done}");
-    assert!(done.contains("2 fact(s) deleted"), "{done}");
+    assert!(done.contains("2 facts deleted"), "{done}");
     assert_eq!(keys(dir.path()).await, ["episode.today", "home.city"]);
 
     let unpaired = steward(dir.path(), &["retention", "--prefix", "episode."]);
