@@ -26,7 +26,8 @@ struct Cli {
 enum Command {
     /// Run the HTTP server (API, OpenAI-compatible API, health) until SIGTERM or Ctrl-C.
     Serve,
-    /// Chat in the terminal; with -m, answer one message and exit.
+    /// Chat in the terminal; with -m, answer one message and exit. Logs go to
+    /// <data dir>/steward.log, so none lands in the conversation or a prompt.
     Chat {
         /// Send this one message, print the answer, exit (for scripts).
         #[arg(short = 'm', long = "message", value_name = "TEXT")]

@@ -255,6 +255,13 @@ async fn retention_is_a_dry_run_unless_applied() {
     assert!(done.contains("2 facts deleted"), "{done}");
     assert_eq!(keys(dir.path()).await, ["episode.today", "home.city"]);
 
+    // One left to sweep: a count of one is singular.
+    let one = ok(
+        dir.path(),
+        &["retention", "--prefix", "home.", "--unseen-days", "30"],
+    );
+    assert!(one.contains("1 fact would be deleted (dry run"), "{one}");
+
     let unpaired = steward(dir.path(), &["retention", "--prefix", "episode."]);
     assert_eq!(unpaired.status.code(), Some(1));
     assert!(
