@@ -4,6 +4,7 @@
 //! values come from (the config registry in the binary) or store/embedder errors themselves.
 
 use crate::embed::EmbedError;
+use crate::relevance::SimilarityFloor;
 use steward_store::StoreError;
 
 /// Tunables for recall, the context block and the quality gate.
@@ -20,6 +21,9 @@ pub struct MemoryConfig {
     pub rrf_k: f64,
     /// Candidates from extraction or reflection below this confidence are refused (default 0.7).
     pub min_confidence: f32,
+    /// The cosine similarity under which a row found only by its vector is not recalled
+    /// (default: the embedding model's measured floor, see `relevance`).
+    pub similarity_floor: SimilarityFloor,
 }
 
 impl Default for MemoryConfig {
@@ -30,6 +34,7 @@ impl Default for MemoryConfig {
             relevance_threshold: 1.0 / (60.0 + 10.0),
             rrf_k: 60.0,
             min_confidence: 0.7,
+            similarity_floor: SimilarityFloor::ForModel,
         }
     }
 }

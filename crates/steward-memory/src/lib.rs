@@ -13,10 +13,12 @@ pub mod fusion;
 pub mod gate;
 pub mod memory;
 pub mod recall;
+pub mod relevance;
 
 pub use config::{MemoryConfig, MemoryError};
 pub use memory::Memory;
 pub use recall::{RecallHit, RecallMode, RecallOptions};
+pub use relevance::{SimilarityFloor, Strength};
 pub mod candidates;
 pub mod extract;
 pub mod reflect;

@@ -1,8 +1,11 @@
 //! Recall: full-text and vector candidates (4× the limit each), fused by reciprocal rank,
-//! optionally decayed by age, capped at `MemoryConfig::recall_max` whatever the caller asks.
+//! rows under the relevance floor dropped (`relevance`: a vector-only hit whose cosine
+//! similarity is under the embedding model's measured floor), optionally decayed by age,
+//! capped at `MemoryConfig::recall_max` whatever the caller asks.
 //!
 //! Owns: the recall options and hits, and the fallback to full text. Does not own: the
-//! arithmetic (`fusion`) or the searches themselves (the store).
+//! arithmetic (`fusion`), the floor's value (`relevance`) or the searches themselves (the
+//! store).
 //!
 //! With no embedder, or when embedding the query fails, recall runs on full text alone (also
 //! for `RecallMode::Vector`) and says so in the `recall_fallback` tracing field: a memory that
@@ -30,7 +33,7 @@ mod query;
 
 use crate::fusion::{self, Fused};
 use crate::{Memory, MemoryError};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 use steward_protocol::{MemoryRef, Quarantine};
 use steward_store::{MemoryFilter, MemoryItem};
@@ -77,7 +80,14 @@ impl Default for RecallOptions {
 pub struct RecallHit {
     pub item: MemoryItem,
     /// Σ 1/(k + rank) over the lists the row appeared in, times the recency decay if any.
+    /// It orders hits; it does not say how well one matches (see `similarity`).
     pub score: f64,
+    /// Cosine similarity of the query's and the row's vectors (1 = same meaning), when the
+    /// vector list had the row; None for a row found by its words only.
+    pub similarity: Option<f64>,
+    /// Whether the row holds a content word of the query (it was a full-text candidate,
+    /// even if the full-text list did not join the fusion).
+    pub shares_words: bool,
     /// 1-based rank in the full-text list, if it was there.
     pub fts_rank: Option<usize>,
     /// 1-based rank in the vector list, if it was there.
@@ -113,6 +123,9 @@ impl Memory {
             Vec::new()
         };
         let scores: Vec<f64> = fts_scored.iter().map(|(_, s)| *s).collect();
+        // Rows sharing a content word with the query, whether or not their list is fused:
+        // the relevance floor is lower for them (see `relevance`).
+        let sharing_words: HashSet<MemoryRef> = fts_scored.iter().map(|(r, _)| *r).collect();
         if query_vector.is_some() && !fusion::fts_stands_out(&scores) {
             tracing::debug!(
                 fts_candidates = fts_scored.len(),
@@ -121,18 +134,38 @@ impl Memory {
             fts_scored.clear();
         }
         let fts: Vec<MemoryRef> = fts_scored.into_iter().map(|(r, _)| r).collect();
-        let vectors: Vec<MemoryRef> = match &query_vector {
-            Some((model, v)) => self
-                .store
-                .vector_search(user, model, v, &opts.filter, n)
-                .await?
-                .into_iter()
-                .map(|(r, _)| r)
-                .collect(),
+        let nearest = match &query_vector {
+            Some((model, v)) => {
+                self.store
+                    .vector_search(user, model, v, &opts.filter, n)
+                    .await?
+            }
             None => Vec::new(),
         };
+        let vectors: Vec<MemoryRef> = nearest.iter().map(|(r, _)| *r).collect();
+        // The store answers cosine distance; similarity is 1 - distance.
+        let similarity: HashMap<MemoryRef, f64> =
+            nearest.iter().map(|(r, d)| (*r, 1.0 - d)).collect();
 
         let mut fused = fusion::rrf(&fts, &vectors, self.cfg.rrf_k);
+        if let Some((model, _)) = &query_vector
+            && let Some(floors) = self.cfg.similarity_floor.for_model(model)
+        {
+            // Before truncation, so rows that pass take the places of those that do not.
+            let before = fused.len();
+            fused.retain(|f| {
+                let floor = if sharing_words.contains(&f.r) {
+                    floors.sharing_words
+                } else {
+                    floors.vector_only
+                };
+                f.fts_rank.is_some() || similarity.get(&f.r).is_some_and(|s| *s >= floor)
+            });
+            tracing::debug!(
+                dropped = before - fused.len(),
+                "recall: rows under the relevance floor dropped"
+            );
+        }
         if opts.recency_half_life.is_none() {
             // Without decay the order is final: fetch only the rows that may be returned
             // (twice as many when quarantined rows may be dropped below).
@@ -169,6 +202,8 @@ impl Memory {
                 rows.remove(&f.r).map(|item| RecallHit {
                     item,
                     score: f.score,
+                    similarity: similarity.get(&f.r).copied(),
+                    shares_words: sharing_words.contains(&f.r),
                     fts_rank: f.fts_rank,
                     vector_rank: f.vector_rank,
                 })

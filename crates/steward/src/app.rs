@@ -193,7 +193,66 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
 }
 
 /// Logs go to stderr, redacted (see `logging`); `filter` is a tracing filter like "info" or
-/// "steward_core=debug" (third-party crates stay at WARN unless it names them).
+/// "steward_core=debug" (third-party crates stay at WARN unless it names them). Coloured
+/// only when stderr is a terminal and NO_COLOR is unset.
 pub fn init_logging(filter: &str) {
-    crate::logging::init(filter);
+    use std::io::IsTerminal;
+    let colour = std::io::stderr().is_terminal() && !no_colour();
+    init_logging_with(filter, std::io::stderr, colour);
+}
+
+/// The log file of `steward chat`: `<data dir>/steward.log`.
+pub fn log_path(settings: &Settings) -> std::path::PathBuf {
+    settings.data_dir.join("steward.log")
+}
+
+/// Logs appended to `path` (owner-only, its directory created), never coloured: for
+/// `steward chat`, whose terminal belongs to the conversation. When the file cannot be
+/// opened, says so once and logs to stderr instead. Returns whether logs go to the file.
+pub fn init_file_logging(filter: &str, path: &std::path::Path) -> bool {
+    match open_log(path) {
+        Ok(file) => {
+            init_logging_with(filter, std::sync::Mutex::new(file), false);
+            true
+        }
+        Err(e) => {
+            eprintln!(
+                "warning: cannot open the log file {}: {e}; logging to stderr",
+                path.display()
+            );
+            init_logging(filter);
+            false
+        }
+    }
+}
+
+fn open_log(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// NO_COLOR set to anything but the empty string (https://no-color.org).
+fn no_colour() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// The one subscriber set-up; `writer` is where lines go (stderr or the chat log file),
+/// always through the redaction of every configured secret (`logging::Redacting`).
+fn init_logging_with<W>(filter: &str, writer: W, colour: bool)
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(crate::logging::env_filter(filter))
+        .with_writer(crate::logging::Redacting(writer))
+        .with_ansi(colour)
+        .with_target(false)
+        .try_init();
 }

@@ -1,5 +1,10 @@
 //! `steward chat`: the terminal surface. Streams the answer to stdout and tool progress to
 //! stderr, so `steward chat -m "…" > answer.txt` captures only the answer.
+//!
+//! The terminal belongs to the conversation: logs go to `<data dir>/steward.log` (see
+//! `app::init_file_logging`), so no log line lands in a card or a prompt. A card stays on
+//! screen until it is decided: after an edit that fails or is refused, the unchanged card is
+//! shown again with its choices, so the next `y` confirms it rather than reaching the model.
 
 use crate::app;
 use crate::config::LoadedConfig;
@@ -7,7 +12,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use steward_core::{ApprovalDesk, Assistant, Resolution, Steward, TurnStream};
 use steward_protocol::{
-    ActionCard, ConversationId, Decision, Inbound, Principal, Surface, TurnEvent,
+    ActionCard, ActionStatus, ConversationId, Decision, Inbound, Principal, Surface, TurnEvent,
 };
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -19,9 +24,11 @@ pub async fn run(
     conversation: &str,
     auto_approve: bool,
 ) -> anyhow::Result<ExitCode> {
-    // Keep the terminal for the conversation: only warnings unless STEWARD_LOG says otherwise.
+    // Keep the terminal for the conversation: only warnings unless STEWARD_LOG says otherwise,
+    // and in the log file, never between a prompt and its answer.
     let filter = std::env::var("STEWARD_LOG").unwrap_or_else(|_| "warn".to_owned());
-    app::init_logging(&filter);
+    let log = app::log_path(&loaded.settings);
+    let logging_to_file = app::init_file_logging(&filter, &log);
     let mut conversation = ConversationId::parse(conversation)
         .map_err(|e| anyhow::anyhow!("invalid --conversation: {e}"))?;
     let app = app::build(
@@ -45,11 +52,23 @@ pub async fn run(
             }
         }
         None => {
+            if logging_to_file {
+                eprintln!("Logs: {}", log.display());
+            }
             interactive(&steward, &mut conversation, &mut lines).await?;
             ExitCode::SUCCESS
         }
     };
     steward.shutdown(loaded.settings.shutdown_grace).await;
+    // MCP sessions end properly, as in `serve`: DELETE for HTTP servers, SIGTERM to stdio
+    // servers' process groups.
+    if let Some(mcp) = &app.mcp
+        && !mcp
+            .shutdown_and_wait(std::time::Duration::from_secs(5))
+            .await
+    {
+        tracing::warn!("some MCP sessions did not end in time; exiting anyway");
+    }
     Ok(code)
 }
 
@@ -136,20 +155,56 @@ async fn converse(
         Surface::Cli,
         text,
     ));
+    // The action whose edit the current turn carries, if it does.
+    let mut editing: Option<String> = None;
     loop {
-        let (ok, cards) = print_turn(stream).await;
-        let mut next = None;
+        let (ok, mut cards) = print_turn(stream).await;
+        if let Some(id) = editing.take()
+            && cards.is_empty()
+            && let Some(card) = still_pending(steward, &id).await
+        {
+            // The edit failed or was refused: the action waits, so its card comes back.
+            cards.push(card);
+        }
+        let mut next = Next::Done;
         for card in &cards {
-            if next.is_some() {
+            if !matches!(next, Next::Done) {
                 eprintln!("Left pending: {} (id {}).", card.tool, card.action_id);
                 continue;
             }
             next = decide(steward, conversation, card, lines).await;
         }
         match next {
-            Some(rx) => stream = rx,
-            None => return ok,
+            Next::Turn(rx) => stream = rx,
+            Next::Edit { action_id, turn } => {
+                editing = Some(action_id);
+                stream = turn;
+            }
+            Next::Done => return ok,
         }
+    }
+}
+
+/// What deciding a card leads to.
+enum Next {
+    /// A turn to follow: the agent going on after a confirm.
+    Turn(TurnStream),
+    /// The turn that revises `action_id` in words; if it shows no new card, the action is
+    /// shown again.
+    Edit {
+        action_id: String,
+        turn: TurnStream,
+    },
+    Done,
+}
+
+/// The action's card as it is now, if it still awaits a decision.
+async fn still_pending(steward: &Steward, id: &str) -> Option<ActionCard> {
+    match steward.get(id).await {
+        Ok(Some(action)) if action.status == ActionStatus::Pending => {
+            Some(steward.card(&action, None))
+        }
+        _ => None,
     }
 }
 
@@ -158,7 +213,7 @@ async fn decide(
     conversation: &ConversationId,
     card: &ActionCard,
     lines: &mut Lines,
-) -> Option<TurnStream> {
+) -> Next {
     let mut card = card.clone();
     loop {
         let decision = match ask(&card, lines).await {
@@ -172,22 +227,32 @@ async fn decide(
                     "Left pending (id {}); it expires if nobody decides.",
                     card.action_id
                 );
-                return None;
+                return Next::Done;
             }
             Answer::Edit(change) => {
                 if let Err(e) = steward
                     .request_edit(&card.action_id, Principal::owner(), Surface::Cli)
                     .await
                 {
-                    eprintln!("error: {e}");
-                    return None;
+                    eprintln!("  → cannot edit: {e}");
+                    // Refused, yet perhaps still pending: then decide it here and now.
+                    match still_pending(steward, &card.action_id).await {
+                        Some(current) => {
+                            card = current;
+                            continue;
+                        }
+                        None => return Next::Done,
+                    }
                 }
-                return Some(steward.submit(Inbound::new(
-                    conversation.clone(),
-                    Principal::owner(),
-                    Surface::Cli,
-                    change,
-                )));
+                return Next::Edit {
+                    action_id: card.action_id.clone(),
+                    turn: steward.submit(Inbound::new(
+                        conversation.clone(),
+                        Principal::owner(),
+                        Surface::Cli,
+                        change,
+                    )),
+                };
             }
         };
         match steward
@@ -196,15 +261,15 @@ async fn decide(
         {
             Ok(Resolution::Applied { action, follow_up }) => {
                 eprintln!("  → {}", action.status.as_str());
-                return follow_up;
+                return follow_up.map_or(Next::Done, Next::Turn);
             }
             Ok(Resolution::AlreadyDone { action }) => {
                 eprintln!("  → already {}", action.status.as_str());
-                return None;
+                return Next::Done;
             }
             Ok(Resolution::Conflict { action }) => {
                 eprintln!("  → not applied: the action is {}", action.status.as_str());
-                return None;
+                return Next::Done;
             }
             Ok(Resolution::Stale { action }) => {
                 // Revised elsewhere while this card was on screen: show the current one.
@@ -216,7 +281,7 @@ async fn decide(
             }
             Err(e) => {
                 eprintln!("error: {e}");
-                return None;
+                return Next::Done;
             }
         }
     }

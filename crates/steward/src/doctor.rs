@@ -1,5 +1,7 @@
 //! `steward doctor`: checks that the loaded configuration can actually run, printing one
-//! line per check (`ok   `, `FAIL `, `warn `) and a `fix:` line under each problem.
+//! line per check (`ok   `, `FAIL `, `warn `) and a `fix:` line under each problem. Every
+//! problem in one run: configuration errors first (each with its fix), then every other
+//! check on what could be loaded.
 //!
 //! Owns: the list of checks and their wording. Does not own: loading configuration
 //! (see `config`), storage or provider clients (it only calls their public probes).
@@ -15,20 +17,50 @@ use steward_llm::{LlmError, Models, RetryPolicy};
 use steward_protocol::secret_url::mask_url;
 use steward_store::{SqliteStore, Store};
 
-use crate::config::{self, LoadedConfig, ProviderSettings, Settings, split_model_ref};
+use crate::config::{self, ConfigError, LoadedConfig, ProviderSettings, Settings, split_model_ref};
 
 /// How long one provider gets to answer the probe.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Run every check; `Ok(true)` when none FAILed (warnings are fine).
 pub async fn run(cfg: &LoadedConfig, out: &mut dyn Write) -> io::Result<bool> {
+    run_with_problems(cfg, &[], out).await
+}
+
+/// [`run`] on a configuration loaded by `config::load_reporting`: each of its `problems` is a
+/// FAIL with its fix, and the other checks still run on what was loaded. A check whose
+/// setting was refused is skipped rather than run on the default in its place.
+pub async fn run_with_problems(
+    cfg: &LoadedConfig,
+    problems: &[ConfigError],
+    out: &mut dyn Write,
+) -> io::Result<bool> {
     let mut r = Report { out, failed: false };
     let s = &cfg.settings;
-    match &cfg.file {
-        Some(p) => r.ok(&format!("config: loaded {}", p.display()))?,
-        None => r.ok("config: no file: defaults + environment")?,
+    for problem in problems {
+        r.fail(&format!("config: {problem}"), &[config_fix(problem)])?;
     }
-    if check_data_dir(&mut r, &s.data_dir)? {
+    let refused = |prefix: &str| {
+        problems
+            .iter()
+            .filter_map(ConfigError::refused_key)
+            .any(|k| k == prefix || k.starts_with(&format!("{prefix}.")))
+    };
+    let skipped =
+        |what: &str| format!("{what}: not checked because its setting was refused (above)");
+    let rerun = ["fix the configuration first, then run `steward doctor` again"];
+    match (&cfg.file, problems.is_empty()) {
+        (Some(p), true) => r.ok(&format!("config: loaded {}", p.display()))?,
+        (None, true) => r.ok("config: no file: defaults + environment")?,
+        (Some(p), false) => r.ok(&format!(
+            "config: loaded {}, less the values refused above (the checks below use their defaults)",
+            p.display()
+        ))?,
+        (None, false) => r.ok("config: defaults + environment, less the values refused above")?,
+    }
+    if refused("data_dir") {
+        r.warn(&skipped("data dir and database"), &rerun)?;
+    } else if check_data_dir(&mut r, &s.data_dir)? {
         check_database(&mut r, &s.data_dir).await?;
     } else {
         r.warn(
@@ -36,9 +68,20 @@ pub async fn run(cfg: &LoadedConfig, out: &mut dyn Write) -> io::Result<bool> {
             &["fix the data dir first, then run `steward doctor` again"],
         )?;
     }
-    let mut probed = HashSet::new();
+    // A provider whose settings were refused is not probed (it would be probed at defaults).
+    let mut probed: HashSet<String> = s
+        .providers
+        .iter()
+        .map(|p| p.name.clone())
+        .filter(|name| refused(&format!("providers.{name}")))
+        .collect();
+    for name in &probed {
+        r.warn(&skipped(&format!("provider {name}")), &rerun)?;
+    }
     match s.model.as_deref() {
         Some(m) => check_model(&mut r, s, "model", m, &mut probed).await?,
+        // Refused: already a FAIL above.
+        None if refused("model") => {}
         None => {
             let ollama = s
                 .provider("ollama")
@@ -53,7 +96,11 @@ pub async fn run(cfg: &LoadedConfig, out: &mut dyn Write) -> io::Result<bool> {
     if let Some(m) = s.fallback_model.as_deref() {
         check_model(&mut r, s, "fallback_model", m, &mut probed).await?;
     }
-    check_http_addr(&mut r, s)?;
+    if refused("http.addr") {
+        r.warn(&skipped("http.addr"), &rerun)?;
+    } else {
+        check_http_addr(&mut r, s)?;
+    }
     check_embeddings(&mut r, s)?;
     check_code(&mut r, s)?;
     check_skills(&mut r, s)?;
@@ -64,6 +111,35 @@ pub async fn run(cfg: &LoadedConfig, out: &mut dyn Write) -> io::Result<bool> {
         r.ok("api_token: set")?;
     }
     Ok(!r.failed)
+}
+
+/// What to do about a configuration problem (the errors already say what and where).
+fn config_fix(problem: &ConfigError) -> String {
+    let docs = "`steward config docs` lists every key with its rule";
+    match problem {
+        ConfigError::MissingFile { via, .. } => format!(
+            "create that file, or point {via} at one that exists (without a file Steward runs on defaults and the environment)"
+        ),
+        ConfigError::Read { .. } => "make the file readable by the user running steward".into(),
+        ConfigError::Parse { .. } => {
+            "fix the TOML at that line; every value in the file is ignored until then".into()
+        }
+        ConfigError::UnknownKey {
+            suggestion: Some(s),
+            ..
+        } => format!("rename it to `{s}`"),
+        ConfigError::UnknownKey { .. } => format!("remove it; {docs}"),
+        ConfigError::Invalid { key, origin, .. } => match origin.strip_prefix("env ") {
+            Some(var) => format!("correct or unset {var} ({docs}; `{key}` is the key)"),
+            None => format!("correct `{key}` there ({docs})"),
+        },
+        ConfigError::UnknownProvider { provider, .. } => format!(
+            "use one of the known providers, or add a [providers.{provider}] table to steward.toml"
+        ),
+        ConfigError::Provider { name, .. } => {
+            format!("fix the [providers.{name}] table (docs/CONFIG.md shows one)")
+        }
+    }
 }
 
 /// Whether `run_code` is offered: the same probe `serve` and `chat` run (a real sandboxed
@@ -174,7 +250,10 @@ async fn check_mcp(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
             }
         }
         match report.result {
-            Ok(tools) => r.ok(&format!("mcp {name}: ok, {} tools", tools.len()))?,
+            Ok(tools) => r.ok(&format!(
+                "mcp {name}: ok, {}",
+                crate::words::count(tools.len(), "tool", "tools")
+            ))?,
             Err(e) => r.warn(
                 &format!("mcp {name}: not working: {e}"),
                 &[format!(
@@ -202,7 +281,7 @@ fn check_skills(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
     } else {
         r.ok(&format!(
             "skills: {} from {}: {}",
-            names.len(),
+            crate::words::count(names.len(), "skill", "skills"),
             dir.display(),
             names.join(", ")
         ))

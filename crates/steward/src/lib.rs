@@ -13,3 +13,4 @@ pub mod memory_cmd;
 pub mod memory_wiring;
 pub mod serve;
 pub mod token;
+pub mod words;

@@ -45,16 +45,6 @@ pub fn redact_settings(settings: &Settings) {
     redact(values);
 }
 
-/// Install the subscriber: `filter` as [`filter_directives`] reads it, lines through
-/// [`Redacting`] to stderr. A second call is a no-op.
-pub fn init(filter: &str) {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(env_filter(filter))
-        .with_writer(Redacting(io::stderr))
-        .with_target(false)
-        .try_init();
-}
-
 /// The `EnvFilter` for a `STEWARD_LOG`-style spec (an invalid one means "info").
 pub fn env_filter(spec: &str) -> tracing_subscriber::EnvFilter {
     let spec = if tracing_subscriber::EnvFilter::try_new(spec).is_ok() {

@@ -26,7 +26,8 @@ struct Cli {
 enum Command {
     /// Run the HTTP server (API, OpenAI-compatible API, health) until SIGTERM or Ctrl-C.
     Serve,
-    /// Chat in the terminal; with -m, answer one message and exit.
+    /// Chat in the terminal; with -m, answer one message and exit. Logs go to
+    /// <data dir>/steward.log, so none lands in the conversation or a prompt.
     Chat {
         /// Send this one message, print the answer, exit (for scripts).
         #[arg(short = 'm', long = "message", value_name = "TEXT")]
@@ -38,7 +39,8 @@ enum Command {
         #[arg(long)]
         auto_approve: bool,
     },
-    /// Check configuration, database and model reachability, with a fix for each problem.
+    /// Check configuration, database and model reachability, with a fix for each problem;
+    /// reports every problem in one run (exit 1 if any), even after a configuration error.
     Doctor,
     /// List, edit, search and maintain what Steward remembers (facts, notes, ...).
     Memory {
@@ -104,8 +106,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             auto_approve,
         } => steward::chat::run(&load()?, message, &conversation, auto_approve).await,
         Command::Doctor => {
+            // Never stops at a configuration error: reports each and checks the rest.
+            let (loaded, problems) =
+                steward::config::load_reporting(cli.config.as_deref(), &|k| std::env::var(k).ok());
             let mut out = std::io::stdout();
-            let ok = steward::doctor::run(&load()?, &mut out).await?;
+            let ok = steward::doctor::run_with_problems(&loaded, &problems, &mut out).await?;
             Ok(if ok {
                 ExitCode::SUCCESS
             } else {

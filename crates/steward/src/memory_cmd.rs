@@ -47,7 +47,9 @@ pub enum MemoryCommand {
         #[command(subcommand)]
         command: NoteCommand,
     },
-    /// Search everything remembered (full text plus vectors when a model is available).
+    /// Search everything remembered (full text plus vectors when a model is available). Each
+    /// hit says how well it matches ("strong match (61% similar)", "matched by words"); items
+    /// below the relevance floor (`memory.min_similarity_percent`) are not listed.
     Search {
         query: String,
         /// Only this kind (repeatable): fact, note, learning, read_later, intention.

@@ -11,7 +11,7 @@ use steward_memory::embed::{
     EmbedError, Embedder, LOCAL_DIMS, LOCAL_MODEL_ID, LocalMiniLm, RemoteEmbedder, RemoteKind,
     default_model_dir,
 };
-use steward_memory::{Memory, MemoryConfig};
+use steward_memory::{Memory, MemoryConfig, SimilarityFloor};
 use steward_store::Store;
 use tokio::sync::OnceCell;
 
@@ -124,8 +124,13 @@ pub fn embedder(settings: &Settings) -> anyhow::Result<Option<Arc<dyn Embedder>>
 }
 
 pub fn build_memory(settings: &Settings, store: Arc<dyn Store>) -> anyhow::Result<Arc<Memory>> {
+    let similarity_floor = match settings.memory.min_similarity_percent {
+        Some(p) => SimilarityFloor::At(f64::from(p) / 100.0),
+        None => SimilarityFloor::ForModel,
+    };
     let cfg = MemoryConfig {
         context_budget_tokens: settings.memory.context_budget_tokens,
+        similarity_floor,
         ..MemoryConfig::default()
     };
     Ok(Arc::new(Memory::new(store, embedder(settings)?, cfg)))

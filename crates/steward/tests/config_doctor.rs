@@ -7,12 +7,19 @@ use std::net::TcpListener as StdListener;
 use std::path::Path;
 
 use config_support::temp_dir;
-use steward::config::{LoadedConfig, load_with_cwd};
+use steward::config::{LoadedConfig, load_reporting_with_cwd, load_with_cwd};
 use steward::doctor;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// Config with its data dir inside `dir`, a free HTTP port, and `vars` on top.
+/// Config from [`env_for`].
 fn config(dir: &Path, vars: &[(&str, &str)]) -> LoadedConfig {
+    let env = env_for(dir, vars);
+    load_with_cwd(None, dir, &|k: &str| env.get(k).cloned()).unwrap()
+}
+
+/// HOME and the data dir inside `dir`, a free HTTP port, and `vars` on top (an empty value
+/// counts as unset).
+fn env_for(dir: &Path, vars: &[(&str, &str)]) -> HashMap<String, String> {
     let mut env: HashMap<String, String> = HashMap::from([
         ("HOME".to_string(), dir.to_string_lossy().into_owned()),
         (
@@ -24,7 +31,18 @@ fn config(dir: &Path, vars: &[(&str, &str)]) -> LoadedConfig {
     for (k, v) in vars {
         env.insert(k.to_string(), v.to_string());
     }
-    load_with_cwd(None, dir, &|k: &str| env.get(k).cloned()).unwrap()
+    env
+}
+
+/// `steward doctor` as `main` runs it: loaded with every problem kept, then all checks.
+async fn doctor_reporting(dir: &Path, vars: &[(&str, &str)]) -> (bool, String) {
+    let env = env_for(dir, vars);
+    let (cfg, problems) = load_reporting_with_cwd(None, dir, &|k: &str| env.get(k).cloned());
+    let mut out = Vec::new();
+    let ok = doctor::run_with_problems(&cfg, &problems, &mut out)
+        .await
+        .unwrap();
+    (ok, String::from_utf8(out).unwrap())
 }
 
 async fn doctor(cfg: &LoadedConfig) -> (bool, String) {
@@ -228,4 +246,105 @@ async fn http_addr_in_use_is_a_warning() {
     assert!(out.contains(&needle), "{out}");
     assert!(line_after(&out, &needle).contains("fix:"), "{out}");
     drop(busy);
+}
+
+#[tokio::test]
+async fn a_broken_config_value_and_an_unreachable_model_are_both_reported() {
+    let dir = temp_dir();
+    let url = format!("http://127.0.0.1:{}/v1", unused_port());
+    let (ok, out) = doctor_reporting(
+        &dir,
+        &[
+            ("STEWARD_MEMORY_BUDGET_TOKENS", "lots"),
+            ("STEWARD_MODEL", "ollama:llama3.2"),
+            ("OLLAMA_BASE_URL", &url),
+        ],
+    )
+    .await;
+    assert!(!ok, "{out}");
+    let bad = "FAIL config: invalid value for `memory.context_budget_tokens` from env STEWARD_MEMORY_BUDGET_TOKENS";
+    assert!(out.contains(bad), "{out}");
+    assert!(
+        line_after(&out, bad).contains("fix: correct or unset STEWARD_MEMORY_BUDGET_TOKENS"),
+        "{out}"
+    );
+    // The config error did not stop the run: the model is still probed, with its own fix.
+    let unreachable = format!("FAIL provider ollama: cannot reach {url}: is the server running?");
+    assert!(out.contains(&unreachable), "{out}");
+    assert!(
+        line_after(&out, &unreachable).contains("OLLAMA_BASE_URL"),
+        "{out}"
+    );
+    assert!(out.contains("ok   database: sqlite"), "{out}");
+}
+
+#[tokio::test]
+async fn every_problem_in_the_file_is_reported_and_the_rest_is_checked() {
+    let dir = temp_dir();
+    config_support::write(
+        &dir,
+        "steward.toml",
+        "modle = \"openai:gpt-4.1-mini\"\nmodel = \"nowhere:m1\"\n[agent]\nmax_rounds = \"many\"\n[http]\naddr = \"not an address\"\n",
+    );
+    // http.addr from the file, not the tests' free port.
+    let (ok, out) = doctor_reporting(&dir, &[("STEWARD_HTTP_ADDR", "")]).await;
+    assert!(!ok, "{out}");
+    for needle in [
+        "FAIL config: ",
+        "unknown key `modle`; did you mean `model`?",
+        "invalid value for `agent.max_rounds`",
+        "invalid value for `http.addr`",
+        "uses unknown provider `nowhere`",
+    ] {
+        assert!(out.contains(needle), "{needle:?} missing from\n{out}");
+    }
+    assert!(
+        line_after(&out, "`modle`").contains("fix: rename it to `model`"),
+        "{out}"
+    );
+    assert!(
+        line_after(&out, "unknown provider `nowhere`").contains("[providers.nowhere]"),
+        "{out}"
+    );
+    // The refused model is not reported again as missing, the refused address is not
+    // checked at its default, and everything else still is.
+    assert!(!out.contains("model: none configured"), "{out}");
+    assert!(out.contains("warn http.addr: not checked"), "{out}");
+    assert!(!out.contains("http.addr 127.0.0.1:8080"), "{out}");
+    assert!(out.contains("ok   database: sqlite"), "{out}");
+    assert!(out.contains("mcp: no servers configured"), "{out}");
+}
+
+/// The binary: exit status 1 and both problems on stdout.
+#[test]
+fn the_doctor_command_exits_non_zero_after_reporting_everything() {
+    let dir = temp_dir();
+    let url = format!("http://127.0.0.1:{}/v1", unused_port());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_steward"))
+        .env_clear()
+        .envs(env_for(
+            &dir,
+            &[
+                ("STEWARD_MAX_ROUNDS", "0"),
+                ("STEWARD_MODEL", "ollama:llama3.2"),
+                ("OLLAMA_BASE_URL", &url),
+            ],
+        ))
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .current_dir(&dir)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "FAIL config: invalid value for `agent.max_rounds` from env STEWARD_MAX_ROUNDS"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL provider ollama: cannot reach"),
+        "{stdout}"
+    );
 }

@@ -1,5 +1,5 @@
 //! End to end: the terminal surface, start-up without a model, auth and hostile input,
-//! bad configuration, graceful shutdown.
+//! bad configuration, graceful shutdown, plain text (no escape codes) on pipes.
 
 mod support;
 
@@ -274,4 +274,70 @@ fn config_show_masks_secrets_and_names_sources() {
     );
     assert!(text.contains("gpt-from-file"));
     assert!(text.contains("STEWARD_HTTP_ADDR"));
+}
+
+/// Output to a pipe or a file is plain text: no colour or other escape codes from `serve`'s
+/// logs, `chat`, `doctor` or `memory`, and `chat` keeps its logs in `<data dir>/steward.log`
+/// (also plain), off the terminal.
+#[tokio::test]
+async fn nothing_printed_to_a_pipe_carries_escape_codes() {
+    const ESC: char = '\u{1b}';
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("no-escapes");
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN);
+    let srv = start_server(cmd);
+    fake.push(Step::Reply(Reply::text("Hello from serve.")));
+    let resp = client()
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"conversation_id": "pipes", "text": "hi"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let serve_err = srv.stderr_text();
+    assert!(srv.terminate().success());
+    assert!(serve_err.contains("DEBUG"), "serve logged: {serve_err}");
+    assert!(!serve_err.contains(ESC), "serve's logs: {serve_err:?}");
+
+    fake.push(Step::Reply(Reply::text("Hello from chat.")));
+    let mut chat = base_command(dir.path());
+    with_fake_model(&mut chat, &fake.openai_base_url(), "openai:gpt-fake");
+    let d = dir.path().to_path_buf();
+    let outputs = tokio::task::spawn_blocking(move || {
+        let chat = chat.args(["chat", "-m", "hi"]).output().unwrap();
+        let doctor = base_command(&d).arg("doctor").output().unwrap();
+        let search = base_command(&d)
+            .args(["memory", "search", "hello"])
+            .output()
+            .unwrap();
+        [chat, doctor, search]
+    })
+    .await
+    .unwrap();
+    let [chat, doctor, search] = &outputs;
+    assert!(chat.status.success(), "{chat:?}");
+    assert!(String::from_utf8_lossy(&chat.stdout).contains("Hello from chat."));
+    assert!(
+        String::from_utf8_lossy(&doctor.stdout).contains("ok   database"),
+        "{doctor:?}"
+    );
+    for (name, out) in [
+        ("chat", chat),
+        ("doctor", doctor),
+        ("memory search", search),
+    ] {
+        for text in [&out.stdout, &out.stderr] {
+            let text = String::from_utf8_lossy(text);
+            assert!(!text.contains(ESC), "{name}: {text:?}");
+        }
+    }
+    // chat's logs (debug here) are in the log file, not on its stderr.
+    let chat_err = String::from_utf8_lossy(&chat.stderr);
+    assert!(!chat_err.contains("DEBUG"), "{chat_err}");
+    let log = std::fs::read_to_string(dir.path().join("steward.log")).unwrap();
+    assert!(log.contains("DEBUG"), "{log}");
+    assert!(!log.contains(ESC), "{log:?}");
 }

@@ -75,7 +75,7 @@ async fn skills_load_from_the_data_dir_and_doctor_names_a_bad_one() {
         )),
         "{out}"
     );
-    assert!(out.contains("ok   skills: 1 from "), "{out}");
+    assert!(out.contains("ok   skills: 1 skill from "), "{out}");
     assert!(out.contains("inbox-zero"), "{out}");
     // A bad skill is a warning, never a failure of the whole check.
     assert!(!out.contains("FAIL skills"), "{out}");

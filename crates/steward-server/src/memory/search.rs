@@ -1,6 +1,7 @@
 //! `GET /api/v1/memory/search?q=&kind=&limit=`: hybrid recall over everything the owner's
-//! memory holds, each hit with its score, source and provenance.
-//! Does not own ranking or the recall cap (`Memory::recall` caps at its recall_max).
+//! memory holds, each hit with its score, how well it matches (similarity and a label),
+//! source and provenance. Rows under the relevance floor are not listed (`Memory::recall`).
+//! Does not own ranking, the floor or the recall cap (`Memory::recall` caps at its recall_max).
 
 use super::{OWNER, memory_error, memory_of, parse_limit};
 use crate::AppState;
@@ -10,7 +11,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use steward_memory::{RecallHit, RecallOptions};
+use steward_memory::{RecallHit, RecallOptions, Strength};
 use steward_protocol::MemoryKind;
 use steward_store::MemoryFilter;
 
@@ -46,12 +47,17 @@ fn parse_kinds(raw: Option<&str>) -> Result<Vec<MemoryKind>, ApiError> {
     Ok(kinds)
 }
 
-fn hit_json(hit: &RecallHit) -> Value {
+/// One hit. `score` orders the hits (rank fusion, not a measure of fit); `similarity` (0..1,
+/// null for a row found by its words only) and `match` (`strong`, `possible`, `weak`,
+/// `words`, or `unrated` for a model whose scale was not measured) say how well it matches.
+fn hit_json(hit: &RecallHit, model: Option<&str>) -> Value {
     let item = &hit.item;
     json!({
         "kind": item.r#ref.kind,
         "id": item.r#ref.id,
         "score": hit.score,
+        "similarity": hit.similarity,
+        "match": Strength::of(hit.similarity, model).as_str(),
         "title": item.title,
         "text": item.text,
         "tags": item.tags,
@@ -93,7 +99,12 @@ pub(crate) async fn search(
         .recall(OWNER, &q, &opts)
         .await
         .map_err(memory_error)?;
-    let hits: Vec<Value> = hits.iter().take(opts.limit).map(hit_json).collect();
+    let model = memory.embedder_id();
+    let hits: Vec<Value> = hits
+        .iter()
+        .take(opts.limit)
+        .map(|h| hit_json(h, model))
+        .collect();
     Ok(Json(json!({"hits": hits})))
 }
 

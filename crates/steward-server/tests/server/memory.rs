@@ -189,6 +189,9 @@ async fn search_returns_hits_with_score_source_and_provenance() {
     for hit in hits {
         assert!(hit["score"].as_f64().unwrap() > 0.0, "{hit}");
         assert_eq!(hit["provenance"]["origin"], "user");
+        // No embedder here: found by words, so no similarity.
+        assert_eq!(hit["match"], "words", "{hit}");
+        assert!(hit["similarity"].is_null(), "{hit}");
     }
     let fact = hits.iter().find(|h| h["kind"] == "fact").unwrap();
     assert_eq!(fact["source"], "user");

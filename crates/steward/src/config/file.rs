@@ -70,16 +70,30 @@ pub(crate) fn discover(
     Ok(in_data.is_file().then_some(in_data))
 }
 
-/// Read and flatten the file at `path`.
-pub(crate) fn read(path: &Path) -> Result<FileDoc, ConfigError> {
+/// Read and flatten the file at `path`: Err when it cannot be read or is not TOML at all;
+/// otherwise the values, and every unknown or misplaced key (each skipped).
+pub(crate) fn read(path: &Path) -> Result<(FileDoc, Vec<ConfigError>), ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    parse(&text, path)
+    parse_all(&text, path)
 }
 
+/// [`parse_all`], failing on the first problem.
+#[cfg(test)]
 pub(crate) fn parse(text: &str, path: &Path) -> Result<FileDoc, ConfigError> {
+    let (doc, errors) = parse_all(text, path)?;
+    match errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(doc),
+    }
+}
+
+pub(crate) fn parse_all(
+    text: &str,
+    path: &Path,
+) -> Result<(FileDoc, Vec<ConfigError>), ConfigError> {
     let root = DeTable::parse(text).map_err(|e| {
         let (line, column) = position(text, e.span().map_or(0, |s| s.start));
         // Only the message, never toml's Display: that one quotes the offending line,
@@ -95,15 +109,19 @@ pub(crate) fn parse(text: &str, path: &Path) -> Result<FileDoc, ConfigError> {
         text,
         path,
         doc: FileDoc::default(),
+        errors: Vec::new(),
     };
-    walker.table(root.get_ref(), "")?;
-    Ok(walker.doc)
+    walker.table(root.get_ref(), "");
+    Ok((walker.doc, walker.errors))
 }
 
+/// Walks the document; a key it cannot place is recorded in `errors` and skipped, so that
+/// `steward doctor` can report every one (`load` stops at the first).
 struct Walker<'a> {
     text: &'a str,
     path: &'a Path,
     doc: FileDoc,
+    errors: Vec<ConfigError>,
 }
 
 impl Walker<'_> {
@@ -120,7 +138,7 @@ impl Walker<'_> {
         }
     }
 
-    fn table(&mut self, table: &DeTable<'_>, prefix: &str) -> Result<(), ConfigError> {
+    fn table(&mut self, table: &DeTable<'_>, prefix: &str) {
         for (k, v) in table {
             let key = if prefix.is_empty() {
                 k.get_ref().to_string()
@@ -130,15 +148,16 @@ impl Walker<'_> {
             let line = self.line(k.span());
             if key == "mcp" {
                 match v.get_ref() {
-                    DeValue::Table(t) => {
-                        self.doc.mcp = super::mcp::collect(t, self.text, self.path)?
-                    }
-                    _ => return Err(self.unknown(key, line, &known_keys())),
+                    DeValue::Table(t) => match super::mcp::collect(t, self.text, self.path) {
+                        Ok(servers) => self.doc.mcp = servers,
+                        Err(e) => self.errors.push(e),
+                    },
+                    _ => self.errors.push(self.unknown(key, line, &known_keys())),
                 }
             } else if key == "providers" {
                 match v.get_ref() {
-                    DeValue::Table(t) => self.providers(t)?,
-                    _ => return Err(self.unknown(key, line, &known_keys())),
+                    DeValue::Table(t) => self.providers(t),
+                    _ => self.errors.push(self.unknown(key, line, &known_keys())),
                 }
             } else if let Some(field) = registry::find(&key) {
                 self.doc
@@ -146,28 +165,28 @@ impl Walker<'_> {
                     .insert(field.key, (file_value(v.get_ref()), line));
             } else if let (DeValue::Table(t), true) = (v.get_ref(), registry::is_table_prefix(&key))
             {
-                self.table(t, &key)?;
+                self.table(t, &key);
             } else {
-                return Err(self.unknown(key, line, &known_keys()));
+                self.errors.push(self.unknown(key, line, &known_keys()));
             }
         }
-        Ok(())
     }
 
-    fn providers(&mut self, table: &DeTable<'_>) -> Result<(), ConfigError> {
+    fn providers(&mut self, table: &DeTable<'_>) {
         for (name, v) in table {
             let name_str = name.get_ref().to_string();
             let line = self.line(name.span());
             let DeValue::Table(t) = v.get_ref() else {
-                return Err(ConfigError::Provider {
+                self.errors.push(ConfigError::Provider {
                     name: name_str,
                     path: self.path.to_path_buf(),
                     line,
                     message: "must be a table like [providers.NAME]".into(),
                 });
+                continue;
             };
             if is_builtin_provider(&name_str) {
-                self.table(t, &format!("providers.{name_str}"))?;
+                self.table(t, &format!("providers.{name_str}"));
                 continue;
             }
             let mut raw = RawProvider {
@@ -190,12 +209,11 @@ impl Walker<'_> {
                         .insert(key, (file_value(v.get_ref()), entry_line));
                 } else {
                     let full = format!("providers.{name_str}.{key}");
-                    return Err(self.unknown(full, entry_line, &allowed));
+                    self.errors.push(self.unknown(full, entry_line, &allowed));
                 }
             }
             self.doc.providers.push(raw);
         }
-        Ok(())
     }
 }
 

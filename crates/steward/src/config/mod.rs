@@ -97,6 +97,18 @@ pub enum ConfigError {
     },
 }
 
+impl ConfigError {
+    /// The setting whose value was refused (and so is at its default, or unset), if any.
+    pub fn refused_key(&self) -> Option<&str> {
+        match self {
+            ConfigError::Invalid { key, .. } | ConfigError::UnknownProvider { key, .. } => {
+                Some(key)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Where an effective value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -180,16 +192,64 @@ pub fn load_with_cwd(
     cwd: &Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<LoadedConfig, ConfigError> {
+    let (cfg, problems) = load_reporting_with_cwd(explicit, cwd, env);
+    match problems.into_iter().next() {
+        Some(first) => Err(first),
+        None => Ok(cfg),
+    }
+}
+
+/// Like [`load`], but never stops: every problem is returned, in the order `load` meets them
+/// (its first is `load`'s error), and the configuration is what remains once each is set
+/// aside — a bad value gives way to the key's default, an unknown key, a broken provider or
+/// MCP table is skipped, a model naming an unknown provider is unset, a file that is missing
+/// or not TOML at all is not used. For `steward doctor`, which reports them all and then
+/// checks the rest.
+pub fn load_reporting(
+    explicit: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (LoadedConfig, Vec<ConfigError>) {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    load_reporting_with_cwd(explicit, &cwd, env)
+}
+
+/// [`load_reporting`] with an explicit working directory.
+pub fn load_reporting_with_cwd(
+    explicit: Option<&Path>,
+    cwd: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (LoadedConfig, Vec<ConfigError>) {
     let env = |k: &str| env(k).filter(|v| !v.is_empty());
-    let path = file::discover(explicit, cwd, &env)?;
-    let doc = match &path {
-        Some(p) => file::read(p)?,
-        None => file::FileDoc::default(),
+    let mut problems = Vec::new();
+    let path = file::discover(explicit, cwd, &env).unwrap_or_else(|e| {
+        problems.push(e);
+        None
+    });
+    let (doc, path) = match &path {
+        Some(p) => match file::read(p) {
+            Ok((doc, mut unknown)) => {
+                problems.append(&mut unknown);
+                (doc, path)
+            }
+            Err(e) => {
+                problems.push(e);
+                (file::FileDoc::default(), None)
+            }
+        },
+        None => (file::FileDoc::default(), None),
     };
     let mut settings = Settings::skeleton();
     let mut entries = Vec::with_capacity(FIELDS.len());
     for field in FIELDS {
-        let resolved = resolve(field, &env, path.as_deref(), &doc)?;
+        let resolved = match resolve(field, &env, path.as_deref(), &doc) {
+            Ok(r) => r,
+            Err(e) => {
+                problems.push(e);
+                // The default, as if the bad value were not there (a broken default is a
+                // bug caught by the registry's own tests; it leaves the key unset here).
+                default_value(field, &env).ok().flatten()
+            }
+        };
         let value = match &resolved {
             Some((v, _)) if field.secret => {
                 (field.apply)(&mut settings, v);
@@ -210,23 +270,39 @@ pub fn load_with_cwd(
     }
     if let Some(p) = &path {
         for raw in &doc.providers {
-            let (provider, mut shown) = providers::build(raw, p, &env)?;
-            settings.providers.push(provider);
-            entries.append(&mut shown);
+            match providers::build(raw, p, &env) {
+                Ok((provider, mut shown)) => {
+                    settings.providers.push(provider);
+                    entries.append(&mut shown);
+                }
+                Err(e) => problems.push(e),
+            }
         }
         for raw in &doc.mcp {
-            let (spec, entry) = mcp::build(raw, p, &env)?;
-            settings.mcp_servers.push(spec);
-            entries.push(entry);
+            match mcp::build(raw, p, &env) {
+                Ok((spec, entry)) => {
+                    settings.mcp_servers.push(spec);
+                    entries.push(entry);
+                }
+                Err(e) => problems.push(e),
+            }
         }
     }
-    let cfg = LoadedConfig {
+    let mut cfg = LoadedConfig {
         settings,
         file: path,
         entries,
     };
-    check_model_providers(&cfg, &doc)?;
-    Ok(cfg)
+    for e in check_model_providers(&cfg, &doc) {
+        if let ConfigError::UnknownProvider { key, .. } = &e {
+            match key.as_str() {
+                "model" => cfg.settings.model = None,
+                _ => cfg.settings.fallback_model = None,
+            }
+        }
+        problems.push(e);
+    }
+    (cfg, problems)
 }
 
 /// Effective value of one field: env, else file, else default.
@@ -267,6 +343,14 @@ fn resolve(
             .map(|v| Some((v, Source::File(path.to_path_buf()))))
             .map_err(|r| invalid(origin, r, show_file_value(raw, field.rule)));
     }
+    default_value(field, env)
+}
+
+/// A field's built-in default (the data dir's depends on the environment).
+fn default_value(
+    field: &Field,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<(Value, Source)>, ConfigError> {
     let text = match field.default {
         Default::None => return Ok(None),
         Default::Text(t) => t.to_string(),
@@ -278,7 +362,15 @@ fn resolve(
         .rule
         .parse_text(&text)
         .map(|v| Some((v, Source::Default)))
-        .map_err(|r| invalid("built-in default".into(), r, Some(format!("{text:?}"))))
+        .map_err(|reason| ConfigError::Invalid {
+            key: field.key.to_string(),
+            origin: "built-in default".into(),
+            reason: if field.secret {
+                reason
+            } else {
+                format!("{reason} (got {text:?})")
+            },
+        })
 }
 
 /// A rejected file value as an error may quote it (URLs with their credentials masked).
@@ -292,7 +384,8 @@ pub(crate) fn show_file_value(raw: &FileValue, rule: rules::Rule) -> Option<Stri
 }
 
 /// `model` and `fallback_model` must name a provider that exists.
-fn check_model_providers(cfg: &LoadedConfig, doc: &file::FileDoc) -> Result<(), ConfigError> {
+fn check_model_providers(cfg: &LoadedConfig, doc: &file::FileDoc) -> Vec<ConfigError> {
+    let mut problems = Vec::new();
     let s = &cfg.settings;
     for (key, model) in [("model", &s.model), ("fallback_model", &s.fallback_model)] {
         let Some((provider, _)) = model.as_deref().and_then(split_model_ref) else {
@@ -309,12 +402,12 @@ fn check_model_providers(cfg: &LoadedConfig, doc: &file::FileDoc) -> Result<(), 
             Some(other) => other.to_string(),
             None => "default".into(),
         };
-        return Err(ConfigError::UnknownProvider {
+        problems.push(ConfigError::UnknownProvider {
             key: key.to_string(),
             origin,
             provider: provider.to_string(),
             known: s.providers.iter().map(|p| p.name.clone()).collect(),
         });
     }
-    Ok(())
+    problems
 }

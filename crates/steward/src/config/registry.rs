@@ -531,6 +531,15 @@ pub(crate) static FIELDS: &[Field] = &[
         apply: |s, v| s.memory.context_budget_tokens = to_usize(v),
     },
     Field {
+        key: "memory.min_similarity_percent",
+        env: Some("STEWARD_MEMORY_MIN_SIMILARITY"),
+        default: Default::None,
+        rule: Rule::Int { min: 0, max: 100 },
+        secret: false,
+        help: "Relevance floor: how similar (cosine, in percent) a remembered item found by meaning must be to be recalled or listed by `memory search`; unset = the floor measured for the embedding model (local MiniLM: 23, or 19 for an item sharing a word with the query; remote models: none)",
+        apply: |s, v| s.memory.min_similarity_percent = u8::try_from(to_usize(v)).ok(),
+    },
+    Field {
         key: "memory.extract",
         env: Some("STEWARD_MEMORY_EXTRACT"),
         default: Default::Text("true"),

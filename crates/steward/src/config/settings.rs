@@ -79,6 +79,9 @@ pub struct MemorySettings {
     pub context_budget_tokens: usize,
     pub extract: bool,
     pub extraction_model: Option<String>,
+    /// Lowest similarity (percent) of a row found by its vector alone; None = the floor
+    /// measured for the embedding model (none for an unmeasured one).
+    pub min_similarity_percent: Option<u8>,
 }
 
 /// How tools reach the model, and the skills folder.
@@ -303,6 +306,7 @@ impl Settings {
                 context_budget_tokens: 0,
                 extract: false,
                 extraction_model: None,
+                min_similarity_percent: None,
             },
             tools: ToolSettings {
                 index: true,

@@ -170,17 +170,19 @@ pub(super) async fn search(
     if hits.is_empty() {
         eprintln!("no matches");
     }
+    let model = o.memory.embedder_id();
     for hit in hits {
         let item = &hit.item;
         let source = item
             .source
             .map(|s| format!(", source {}", s.as_str()))
             .unwrap_or_default();
+        // How well it matches, in words and percent: the fused score only orders the hits.
         println!(
-            "{} {}  score {:.4}{source}, from {}",
+            "{} {}  {}{source}, from {}",
             item.r#ref.kind.as_str(),
             item.r#ref.id,
-            hit.score,
+            steward_memory::relevance::describe(hit.similarity, model),
             origin(&item.provenance)
         );
         let title = terminal_safe(&item.title);

@@ -4,6 +4,7 @@
 
 use super::{OWNER, Opened, failure, now_ms, snippet, terminal_safe};
 use crate::config::{Settings, provider_configs};
+use crate::words::count;
 use anyhow::bail;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -43,21 +44,24 @@ pub(super) async fn reflect(
     let since_ms = now_ms() - i64::from(since_hours) * 60 * 60 * 1000;
     let r = o.memory.reflect(&models, &model, OWNER, since_ms).await?;
     if r.messages == 0 {
-        println!("nothing to reflect on since {since_hours} hour(s) ago");
+        println!(
+            "nothing to reflect on since {} ago",
+            count(since_hours as usize, "hour", "hours")
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let f = &r.facts;
     println!(
-        "reflected on {} message(s): facts {} new, {} updated, {} unchanged, {} kept as the user set them; \
-         {} learning(s), {} intention(s), {} summary(ies); {} refused, {} skipped",
-        r.messages,
+        "reflected on {}: facts {} new, {} updated, {} unchanged, {} kept as the user set them; \
+         {}, {}, {}; {} refused, {} skipped",
+        count(r.messages, "message", "messages"),
         f.inserted,
         f.updated,
         f.unchanged,
         f.kept_user_fact,
-        r.learnings,
-        r.intentions,
-        r.summaries,
+        count(r.learnings, "learning", "learnings"),
+        count(r.intentions, "intention", "intentions"),
+        count(r.summaries, "summary", "summaries"),
         r.refused.len(),
         r.skipped
     );
@@ -112,10 +116,11 @@ pub(super) async fn retention(
         }
     }
     let n = report.total();
+    let facts = count(n, "fact", "facts");
     if apply {
-        println!("{n} fact(s) deleted");
+        println!("{facts} deleted");
     } else {
-        println!("{n} fact(s) would be deleted (dry run; add --apply to delete them)");
+        println!("{facts} would be deleted (dry run; add --apply to delete them)");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -137,6 +142,6 @@ pub(super) async fn backfill(o: &Opened) -> anyhow::Result<ExitCode> {
             break;
         }
     }
-    println!("added {total} vector(s) for {model}");
+    println!("added {} for {model}", count(total, "vector", "vectors"));
     Ok(ExitCode::SUCCESS)
 }

@@ -9,6 +9,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+pub mod pty;
+
 pub const TOKEN: &str = "test-token-0123456789abcdef";
 
 pub fn steward_bin() -> &'static str {
