@@ -20,6 +20,12 @@ pub trait Assistant: Send + Sync + 'static {
     /// with a `request` key that names an earlier attempt is that turn (see `request`).
     fn submit(&self, inbound: Inbound) -> TurnStream;
 
+    /// Stop the conversation's running turn (it ends with `Failed{cancelled}`; queued turns
+    /// still run). False when nothing was running: a harmless no-op.
+    fn cancel(&self, _conversation: &ConversationId) -> bool {
+        false
+    }
+
     /// The conversation of an earlier attempt recorded under `key`, for a retried request
     /// that chose no conversation itself (so the retry joins the first attempt's turn).
     async fn conversation_of(&self, _key: &RequestKey) -> Option<ConversationId> {

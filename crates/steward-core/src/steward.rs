@@ -63,6 +63,8 @@ pub(crate) struct Inner {
     pub(crate) requests: RequestLog,
     binding: RwLock<ModelBinding>,
     queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
+    /// The running turn of each busy conversation: cancelling its token stops that turn only.
+    running: Mutex<HashMap<ConversationId, CancellationToken>>,
     pub(crate) tracker: TaskTracker,
     accepting: AtomicBool,
     /// Cancelled when the shutdown grace period runs out: running turns stop.
@@ -99,6 +101,7 @@ impl Steward {
                 memory: deps.memory,
                 binding: RwLock::new(deps.binding),
                 queues: Mutex::new(HashMap::new()),
+                running: Mutex::new(HashMap::new()),
                 tracker: TaskTracker::new(),
                 accepting: AtomicBool::new(true),
                 hard_stop: CancellationToken::new(),
@@ -191,13 +194,17 @@ impl Steward {
                     Ok(b) => b.clone(),
                     Err(poisoned) => poisoned.into_inner().clone(),
                 };
+                // A child of the hard stop: shutdown stops it too; `cancel` stops only it.
+                let cancel = inner.hard_stop.child_token();
+                lock(&inner.running).insert(conversation.clone(), cancel.clone());
                 let ctx = TurnContext {
                     inner: &inner,
                     binding,
-                    cancel: inner.hard_stop.child_token(),
+                    cancel,
                     turn_id: new_turn_id(),
                 };
                 run_turn(ctx, job.inbound, job.kind, job.events).await;
+                lock(&inner.running).remove(&conversation);
             }
         });
     }
@@ -216,6 +223,29 @@ impl Inner {
     }
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+impl Steward {
+    /// Stop the conversation's running turn: its model call and tool round end, it finishes
+    /// with one `Failed{cancelled}`, nothing half-done is stored, and the turns queued behind
+    /// it run as usual. Returns whether a turn was running; an idle conversation is a no-op.
+    pub fn cancel(&self, conversation: &ConversationId) -> bool {
+        match lock(&self.inner.running).get(conversation) {
+            Some(token) => {
+                tracing::info!(%conversation, "turn cancelled by the owner");
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 pub(crate) fn new_turn_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
@@ -224,6 +254,10 @@ pub(crate) fn new_turn_id() -> String {
 impl Assistant for Steward {
     fn submit(&self, inbound: Inbound) -> TurnStream {
         self.enqueue(inbound, TurnKind::User)
+    }
+
+    fn cancel(&self, conversation: &ConversationId) -> bool {
+        Steward::cancel(self, conversation)
     }
 
     async fn conversation_of(&self, key: &RequestKey) -> Option<ConversationId> {

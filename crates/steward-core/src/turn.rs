@@ -199,7 +199,15 @@ pub(crate) async fn run_turn(
             recorder: recorder.as_ref(),
         };
         let body = turn_body(&ctx, &inbound, how, &etx, &mut tool_outputs, &mut taint);
-        let result = match tokio::time::timeout(timeout, body).await {
+        // Cancelling drops the body wherever it is: a model call, a tool round (whose
+        // results are stored in one append after it, so nothing half-done is kept).
+        let stoppable = async {
+            tokio::select! {
+                r = body => r,
+                () = ctx.cancel.cancelled() => Err(stopped(ctx.inner)),
+            }
+        };
+        let result = match tokio::time::timeout(timeout, stoppable).await {
             Ok(r) => r,
             Err(_) => Err(Failure {
                 kind: FailureKind::Budget,
@@ -453,6 +461,19 @@ async fn turn_body(
     ))
 }
 
+/// The failure of a turn whose token was cancelled: shutdown, or the owner's `cancel`.
+fn stopped(inner: &crate::steward::Inner) -> Failure {
+    if inner.hard_stop.is_cancelled() {
+        Failure {
+            kind: FailureKind::Shutdown,
+            message: "The turn was cancelled because Steward is shutting down.".into(),
+            retryable: true,
+        }
+    } else {
+        Failure::new(FailureKind::Cancelled, "The turn was stopped.")
+    }
+}
+
 async fn call_model(
     ctx: &TurnContext<'_>,
     primary: &ModelRef,
@@ -472,7 +493,10 @@ async fn call_model(
         )
         .instrument(span)
         .await
-        .map_err(Failure::from)
+        .map_err(|e| match e {
+            LlmError::Cancelled => stopped(ctx.inner),
+            other => Failure::from(other),
+        })
 }
 
 /// NUL has no meaning in a chat: it becomes U+FFFD in text shown to surfaces. What is

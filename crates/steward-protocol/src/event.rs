@@ -88,6 +88,8 @@ pub enum FailureKind {
     Store,
     /// The process is shutting down.
     Shutdown,
+    /// The owner stopped this turn (`cancel`); what was said is kept, nothing half-done is.
+    Cancelled,
     /// Bad input from the caller.
     Input,
 }

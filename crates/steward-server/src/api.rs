@@ -16,8 +16,8 @@ use crate::trace::record_conversation;
 use crate::turn::{End, collect};
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
 use axum::http::header::ACCEPT;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -67,6 +67,21 @@ pub(crate) async fn post_message(
     } else {
         Ok(json_response(conversation, rx).await)
     }
+}
+
+/// `POST /api/v1/conversations/{id}/cancel`: stop the conversation's running turn. The
+/// request waiting on that turn gets its `Failed{cancelled}` (409); queued turns still run.
+/// `cancelled: false` when nothing was running (a harmless no-op).
+pub(crate) async fn cancel_turn(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let conversation = parse_conversation(&id, "conversation id")?;
+    record_conversation(&conversation);
+    let cancelled = state.assistant.cancel(&conversation);
+    Ok(Json(
+        json!({"conversation_id": conversation, "cancelled": cancelled}),
+    ))
 }
 
 fn wants_sse(headers: &HeaderMap) -> bool {

@@ -135,6 +135,8 @@ pub(crate) fn failure_status(kind: FailureKind) -> StatusCode {
         FailureKind::Budget => StatusCode::GATEWAY_TIMEOUT,
         FailureKind::Store => StatusCode::INTERNAL_SERVER_ERROR,
         FailureKind::Input => StatusCode::BAD_REQUEST,
+        // Someone stopped the turn this request was waiting for.
+        FailureKind::Cancelled => StatusCode::CONFLICT,
     }
 }
 
@@ -149,6 +151,7 @@ pub(crate) fn failure_kind_str(kind: FailureKind) -> &'static str {
         FailureKind::Store => "store",
         FailureKind::Shutdown => "shutdown",
         FailureKind::Input => "input",
+        FailureKind::Cancelled => "cancelled",
     }
 }
 
@@ -184,6 +187,7 @@ mod tests {
             FailureKind::Store,
             FailureKind::Shutdown,
             FailureKind::Input,
+            FailureKind::Cancelled,
         ] {
             let serde_name = serde_json::to_value(kind).unwrap();
             assert_eq!(serde_name, json!(failure_kind_str(kind)));

@@ -121,6 +121,7 @@ pub fn router(
     let routes = routes
         .route("/health", get(health))
         .route("/api/v1/messages", post(api::post_message))
+        .route("/api/v1/conversations/{id}/cancel", post(api::cancel_turn))
         .route("/api/v1/approvals", get(approvals::list))
         .route("/api/v1/approvals/{id}", get(approvals::get_one))
         .route("/api/v1/approvals/{id}/confirm", post(approvals::confirm))

@@ -234,3 +234,55 @@ async fn retry_then_success_and_fallback_model() {
     assert_eq!(reqs[6].format, steward_testkit::WireFormat::Anthropic);
     assert_eq!(body["model"], "anthropic:claude-fake");
 }
+
+#[tokio::test]
+async fn a_running_turn_is_cancelled_over_http() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Hang);
+    let dir = TempDir::new("cancel");
+    let srv = serve_with_model(&dir, &fake);
+    let url = srv.url("/api/v1/messages");
+    let waiting = tokio::spawn(async move {
+        let resp = client()
+            .post(url)
+            .bearer_auth(TOKEN)
+            .json(&json!({"conversation_id": "stop-me", "text": "take forever"}))
+            .send()
+            .await
+            .unwrap();
+        (resp.status().as_u16(), resp.json::<Value>().await.unwrap())
+    });
+    assert!(
+        fake.wait_for_requests(1, std::time::Duration::from_secs(10))
+            .await
+    );
+    let cancel = |conv: &str| {
+        client()
+            .post(srv.url(&format!("/api/v1/conversations/{conv}/cancel")))
+            .bearer_auth(TOKEN)
+            .send()
+    };
+    let resp = cancel("stop-me").await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"conversation_id": "stop-me", "cancelled": true})
+    );
+
+    let (status, body) = waiting.await.unwrap();
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["error"]["kind"], "cancelled");
+    assert_eq!(body["error"]["retryable"], false);
+
+    // Nothing runs now: a no-op. A bad id: 400. No token: 401.
+    let body: Value = cancel("stop-me").await.unwrap().json().await.unwrap();
+    assert_eq!(body["cancelled"], false);
+    assert_eq!(cancel("a%20b").await.unwrap().status(), 400);
+    let anon = client()
+        .post(srv.url("/api/v1/conversations/stop-me/cancel"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anon.status(), 401);
+}

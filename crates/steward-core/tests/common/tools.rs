@@ -198,3 +198,34 @@ impl Tool for Drifting {
         Ok(format!("deleted: {now}"))
     }
 }
+
+/// A read-only tool that takes a minute: notes when it starts and whether it ever finished,
+/// so a test can stop a turn in the middle of a tool round.
+#[derive(Clone, Default)]
+pub struct Sleeper {
+    pub started: Arc<tokio::sync::Notify>,
+    pub finished: Arc<std::sync::atomic::AtomicBool>,
+}
+
+#[async_trait::async_trait]
+impl Tool for Sleeper {
+    fn name(&self) -> &str {
+        "slow_lookup"
+    }
+    fn description(&self) -> &str {
+        "test tool that takes a minute"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false})
+    }
+    fn effect(&self) -> Effect {
+        Effect::Read
+    }
+    async fn run(&self, _args: serde_json::Value, _ctx: &ToolContext) -> Result<String, ToolError> {
+        self.started.notify_one();
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        self.finished
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        Ok("looked up".into())
+    }
+}

@@ -144,6 +144,7 @@ async fn failure_kinds_map_to_statuses() {
         (FailureKind::Store, 500, "store"),
         (FailureKind::Shutdown, 503, "shutdown"),
         (FailureKind::Input, 400, "input"),
+        (FailureKind::Cancelled, 409, "cancelled"),
     ];
     for (kind, status, name) in cases {
         let server = start(Fake::failing(kind)).await;

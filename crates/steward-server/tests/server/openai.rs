@@ -214,6 +214,7 @@ async fn failures_use_the_openai_error_shape() {
         (FailureKind::ModelRejected, 422, "model_rejected", "false"),
         (FailureKind::ModelConfig, 503, "model_config", "false"),
         (FailureKind::Input, 400, "input", "false"),
+        (FailureKind::Cancelled, 409, "cancelled", "false"),
     ] {
         let server = start(Fake::failing(kind)).await;
         let resp = post_with_header(&server, "c1", &chat(json!("hi"))).await;
