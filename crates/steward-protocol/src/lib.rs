@@ -11,6 +11,7 @@ mod memory;
 mod message;
 mod request;
 pub mod secret_url;
+mod title;
 pub mod untrusted;
 
 pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};
@@ -19,3 +20,4 @@ pub use ids::{ConversationId, IdError, Principal, Surface};
 pub use memory::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, Quarantine};
 pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};
 pub use request::{Replay, RequestKey, RequestKeyError};
+pub use title::{ConversationTitle, MAX_TITLE_CHARS, TitleError};

@@ -26,7 +26,7 @@ pub use memory_port::{
     FactWrite, Intention, Learning, MemoryFilter, MemoryItem, MemoryStore, NewFact, NewNote,
     NoteEdit, ReadLater, StoredMessage,
 };
-pub use ports::{ConversationStore, ConversationSummary, KvStore, Store};
+pub use ports::{ConversationStore, ConversationSummary, HistoryItem, KvStore, Store};
 pub use sqlite::{SqliteStore, own_schema_names};
 pub use turn_requests_port::{TurnRequest, TurnRequestStore};
 pub use validate::memory::{

@@ -3,7 +3,7 @@
 
 use crate::{ApprovalStore, MemoryStore, StoreError, TurnRequestStore};
 use std::sync::Arc;
-use steward_protocol::{ConversationId, Message};
+use steward_protocol::{ConversationId, ConversationTitle, Message};
 
 /// One row of `list_conversations`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,6 +14,17 @@ pub struct ConversationSummary {
     /// Unix milliseconds of the latest append (never moves backwards).
     pub updated_at_ms: i64,
     pub message_count: u64,
+    /// The owner's name for it; None = untitled.
+    pub title: Option<ConversationTitle>,
+}
+
+/// One stored message of a conversation, with its place and time (the read side's history).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryItem {
+    /// Position in the conversation: 0, 1, 2, ... in append order.
+    pub seq: u64,
+    pub at_ms: i64,
+    pub message: Message,
 }
 
 #[async_trait::async_trait]
@@ -42,6 +53,32 @@ pub trait ConversationStore: Send + Sync {
         &self,
         limit: usize,
     ) -> Result<Vec<ConversationSummary>, StoreError>;
+
+    /// One conversation's summary; None when it does not exist.
+    async fn conversation(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<Option<ConversationSummary>, StoreError>;
+
+    /// Up to `limit` messages before position `before` (all positions when None), oldest
+    /// first: pages of a history, walked backwards by passing the first `seq` seen.
+    async fn history_page(
+        &self,
+        conversation: &ConversationId,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<HistoryItem>, StoreError>;
+
+    /// Set or clear the title. False when the conversation does not exist.
+    async fn set_title(
+        &self,
+        conversation: &ConversationId,
+        title: Option<&ConversationTitle>,
+    ) -> Result<bool, StoreError>;
+
+    /// Delete the conversation with its messages and request records, in one transaction.
+    /// False when it did not exist. Memory learned from it is the memory's own (kept).
+    async fn delete_conversation(&self, conversation: &ConversationId) -> Result<bool, StoreError>;
 }
 
 /// A small string key-value table. Keys: 1..=512 bytes, no NUL. Values: up to 1 MiB, no NUL.
@@ -101,6 +138,34 @@ impl<T: ConversationStore + ?Sized> ConversationStore for Arc<T> {
         limit: usize,
     ) -> Result<Vec<ConversationSummary>, StoreError> {
         (**self).list_conversations(limit).await
+    }
+
+    async fn conversation(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<Option<ConversationSummary>, StoreError> {
+        (**self).conversation(conversation).await
+    }
+
+    async fn history_page(
+        &self,
+        conversation: &ConversationId,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<HistoryItem>, StoreError> {
+        (**self).history_page(conversation, before, limit).await
+    }
+
+    async fn set_title(
+        &self,
+        conversation: &ConversationId,
+        title: Option<&ConversationTitle>,
+    ) -> Result<bool, StoreError> {
+        (**self).set_title(conversation, title).await
+    }
+
+    async fn delete_conversation(&self, conversation: &ConversationId) -> Result<bool, StoreError> {
+        (**self).delete_conversation(conversation).await
     }
 }
 

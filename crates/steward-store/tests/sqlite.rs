@@ -57,10 +57,10 @@ async fn data_survives_close_and_reopen() {
         store.recent_messages(&id, 1).await.unwrap(),
         [Message::user("again")]
     );
-    assert_eq!(store.schema_version().unwrap(), 7);
+    assert_eq!(store.schema_version().unwrap(), 8);
     assert_eq!(
         store.describe(),
-        format!("sqlite {} (schema v7)", path.display())
+        format!("sqlite {} (schema v8)", path.display())
     );
 }
 
@@ -78,8 +78,8 @@ async fn file_database_uses_wal_and_in_memory_describes_itself() {
 
     let memory = SqliteStore::open_in_memory().unwrap();
     memory.ping().await.unwrap();
-    assert_eq!(memory.describe(), "sqlite :memory: (schema v7)");
-    assert_eq!(memory.schema_version().unwrap(), 7);
+    assert_eq!(memory.describe(), "sqlite :memory: (schema v8)");
+    assert_eq!(memory.schema_version().unwrap(), 8);
 }
 
 #[tokio::test]
@@ -98,7 +98,7 @@ async fn newer_schema_is_refused_and_left_untouched() {
             err,
             StoreError::SchemaTooNew {
                 found: 99,
-                known: 7,
+                known: 8,
                 ..
             }
         ),

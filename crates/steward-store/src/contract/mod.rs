@@ -14,6 +14,7 @@ mod grants;
 mod kv;
 pub mod memory;
 mod races;
+mod read_side;
 mod transitions;
 mod turn_requests;
 
@@ -27,6 +28,7 @@ pub use grants::*;
 pub use kv::*;
 pub use memory::{run_memory, run_memory_shared};
 pub use races::*;
+pub use read_side::*;
 pub use transitions::{
     expected_hash_mismatch_conflicts, expired_action_cannot_be_confirmed,
     revision_replaces_payload_and_bumps, transition_applies_only_from_expected_status,
@@ -54,6 +56,9 @@ pub async fn run_all(store: &dyn Store) {
     conversations_are_isolated(store).await;
     list_conversations_most_recent_first(store).await;
     concurrent_batches_do_not_interleave(store).await;
+    history_pages_walk_backwards(store).await;
+    titles_are_set_cleared_and_listed(store).await;
+    deleting_a_conversation_takes_its_messages_only(store).await;
     // Key-value.
     kv_get_put_overwrite_delete(store).await;
     kv_put_if_absent_inserts_once(store).await;

@@ -1,10 +1,11 @@
-//! `ConversationStore` for SQLite: appending and reading messages, listing conversations.
+//! `ConversationStore` for SQLite: appending and reading messages, listing, paging, titling
+//! and deleting conversations.
 //! Owns the SQL and the row <-> `Message` mapping; connection handling is in `mod.rs`.
 
 use super::{SqliteStore, decode_err, now_ms, sql_limit};
-use crate::{ConversationStore, ConversationSummary, StoreError, validate};
+use crate::{ConversationStore, ConversationSummary, HistoryItem, StoreError, validate};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
-use steward_protocol::{ConversationId, Message, Role, ToolCall};
+use steward_protocol::{ConversationId, ConversationTitle, Message, Role, ToolCall};
 
 /// A message ready to insert: owned (it crosses to a blocking thread) and already encoded, so
 /// the write transaction does no work beyond the inserts.
@@ -95,14 +96,23 @@ const RECENT: &str = "SELECT id, role, content, tool_calls, tool_call_id, tool_n
 // Ties on updated_at (same millisecond) are broken by the newest message id, which grows with
 // every append; the inner query limits first so the counts are computed only for returned rows.
 const LIST: &str = "SELECT c.id, c.created_at, c.updated_at, \
-       (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) \
-     FROM (SELECT id, created_at, updated_at, \
+       (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title \
+     FROM (SELECT id, created_at, updated_at, title, \
              (SELECT m.id FROM messages m WHERE m.conversation_id = conversations.id \
               ORDER BY m.seq DESC LIMIT 1) AS last_message \
            FROM conversations \
            ORDER BY updated_at DESC, last_message DESC, id \
            LIMIT ?1) AS c \
      ORDER BY c.updated_at DESC, c.last_message DESC, c.id";
+
+const ONE: &str = "SELECT c.id, c.created_at, c.updated_at, \
+       (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title \
+     FROM conversations c WHERE c.id = ?1";
+
+const PAGE: &str = "SELECT seq, created_at, role, content, tool_calls, tool_call_id, tool_name \
+     FROM messages WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
+
+const SET_TITLE: &str = "UPDATE conversations SET title = ?2 WHERE id = ?1";
 
 #[async_trait::async_trait]
 impl ConversationStore for SqliteStore {
@@ -189,23 +199,109 @@ impl ConversationStore for SqliteStore {
             let mut rows = stmt.query([sql_limit(limit)])?;
             let mut out = Vec::new();
             while let Some(row) = rows.next()? {
-                let raw: String = row.get(0).map_err(|e| decode_err("conversation id", e))?;
-                let id = ConversationId::parse(&raw).map_err(|e| {
-                    StoreError::Corrupt(format!("stored conversation id is invalid: {e}"))
-                })?;
-                let what = || format!("conversation {id}");
-                let count: i64 = row.get(3)?;
-                out.push(ConversationSummary {
-                    created_at_ms: row.get(1).map_err(|e| decode_err(&what(), e))?,
-                    updated_at_ms: row.get(2).map_err(|e| decode_err(&what(), e))?,
-                    message_count: u64::try_from(count).map_err(|_| {
-                        StoreError::Corrupt(format!("{}: negative message count", what()))
-                    })?,
-                    id,
-                });
+                out.push(summary_row(row)?);
             }
             Ok(out)
         })
         .await
     }
+
+    async fn conversation(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<Option<ConversationSummary>, StoreError> {
+        let id = conversation.as_str().to_owned();
+        self.run(move |conn| {
+            let mut stmt = conn.prepare_cached(ONE)?;
+            let mut rows = stmt.query([&id])?;
+            match rows.next()? {
+                Some(row) => Ok(Some(summary_row(row)?)),
+                None => Ok(None),
+            }
+        })
+        .await
+    }
+
+    async fn history_page(
+        &self,
+        conversation: &ConversationId,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<Vec<HistoryItem>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let id = conversation.as_str().to_owned();
+        let before = before.map_or(i64::MAX, |b| i64::try_from(b).unwrap_or(i64::MAX));
+        self.run(move |conn| {
+            let mut stmt = conn.prepare_cached(PAGE)?;
+            let mut rows = stmt.query(params![id, before, sql_limit(limit)])?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next()? {
+                let seq: i64 = row.get(0)?;
+                let what = || format!("message {seq} of conversation {id}");
+                out.push(HistoryItem {
+                    seq: u64::try_from(seq)
+                        .map_err(|_| StoreError::Corrupt(format!("{}: negative seq", what())))?,
+                    at_ms: row.get(1).map_err(|e| decode_err(&what(), e))?,
+                    message: decode_message(row, 2, &what)?,
+                });
+            }
+            // Fetched newest first so LIMIT keeps the page nearest `before`.
+            out.reverse();
+            Ok(out)
+        })
+        .await
+    }
+
+    async fn set_title(
+        &self,
+        conversation: &ConversationId,
+        title: Option<&ConversationTitle>,
+    ) -> Result<bool, StoreError> {
+        let id = conversation.as_str().to_owned();
+        let title = title.map(|t| t.as_str().to_owned());
+        self.run(move |conn| {
+            Ok(conn
+                .prepare_cached(SET_TITLE)?
+                .execute(params![id, title])?
+                == 1)
+        })
+        .await
+    }
+
+    async fn delete_conversation(&self, conversation: &ConversationId) -> Result<bool, StoreError> {
+        let id = conversation.as_str().to_owned();
+        self.run(move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute("DELETE FROM messages WHERE conversation_id = ?1", [&id])?;
+            tx.execute(
+                "DELETE FROM turn_requests WHERE conversation_id = ?1",
+                [&id],
+            )?;
+            let gone = tx.execute("DELETE FROM conversations WHERE id = ?1", [&id])?;
+            tx.commit()?;
+            Ok(gone == 1)
+        })
+        .await
+    }
+}
+
+/// A `ConversationSummary` from the five columns of `LIST` / `ONE`.
+fn summary_row(row: &rusqlite::Row<'_>) -> Result<ConversationSummary, StoreError> {
+    let raw: String = row.get(0).map_err(|e| decode_err("conversation id", e))?;
+    let id = ConversationId::parse(&raw)
+        .map_err(|e| StoreError::Corrupt(format!("stored conversation id is invalid: {e}")))?;
+    let what = || format!("conversation {id}");
+    let count: i64 = row.get(3)?;
+    let title: Option<String> = row.get(4).map_err(|e| decode_err(&what(), e))?;
+    Ok(ConversationSummary {
+        created_at_ms: row.get(1).map_err(|e| decode_err(&what(), e))?,
+        updated_at_ms: row.get(2).map_err(|e| decode_err(&what(), e))?,
+        message_count: u64::try_from(count)
+            .map_err(|_| StoreError::Corrupt(format!("{}: negative message count", what())))?,
+        // A title the rule no longer accepts reads as untitled rather than failing the list.
+        title: title.and_then(|t| ConversationTitle::parse(&t).ok()),
+        id,
+    })
 }

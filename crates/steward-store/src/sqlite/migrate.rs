@@ -29,6 +29,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         7,
         include_str!("../../migrations/sqlite/V7__turn_requests.sql"),
     ),
+    (
+        8,
+        include_str!("../../migrations/sqlite/V8__conversation_titles.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose
