@@ -9,6 +9,7 @@
 
 pub mod approvals;
 mod approvals_api;
+mod conversations;
 mod edit_turn;
 mod gates;
 mod history;
@@ -22,6 +23,7 @@ mod taint;
 mod tool_round;
 mod turn;
 
+pub use conversations::{ConversationDesk, Deleted, DeskError, History};
 pub use history::trim_history;
 pub use port::{ApprovalDesk, ApprovalError, Assistant, Resolution, TurnStream};
 pub use prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};

@@ -231,6 +231,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Steward {
+    /// A turn is queued or running in the conversation.
+    pub fn is_busy(&self, conversation: &ConversationId) -> bool {
+        lock(&self.inner.queues).contains_key(conversation)
+    }
+
     /// Stop the conversation's running turn: its model call and tool round end, it finishes
     /// with one `Failed{cancelled}`, nothing half-done is stored, and the turns queued behind
     /// it run as usual. Returns whether a turn was running; an idle conversation is a no-op.

@@ -12,6 +12,7 @@ mod api;
 mod approvals;
 mod auth;
 mod body;
+mod conversations;
 mod cors;
 mod error;
 mod listen;
@@ -26,7 +27,7 @@ use axum::routing::{delete, get, patch, post, put};
 use serde_json::json;
 use std::fmt;
 use std::sync::Arc;
-use steward_core::{ApprovalDesk, Assistant};
+use steward_core::{ApprovalDesk, Assistant, ConversationDesk};
 use steward_memory::Memory;
 
 pub use cors::CorsOrigins;
@@ -57,6 +58,9 @@ pub struct ServerConfig {
     pub mcp: Option<Router>,
     /// Browser origins that may read API responses (CORS); empty = none.
     pub cors_origins: CorsOrigins,
+    /// The conversations read side behind `/api/v1/conversations`; `None` = those routes
+    /// answer 503.
+    pub conversations: Option<Arc<dyn ConversationDesk>>,
 }
 
 impl ServerConfig {
@@ -69,6 +73,7 @@ impl ServerConfig {
             memory: None,
             mcp: None,
             cors_origins: CorsOrigins::default(),
+            conversations: None,
         }
     }
 }
@@ -83,6 +88,7 @@ impl fmt::Debug for ServerConfig {
             .field("memory", &self.memory.is_some())
             .field("mcp", &self.mcp.is_some())
             .field("cors_origins", &self.cors_origins)
+            .field("conversations", &self.conversations.is_some())
             .finish()
     }
 }
@@ -95,6 +101,7 @@ pub(crate) struct AppState {
     pub(crate) token: Arc<auth::Token>,
     pub(crate) model_label: Option<Arc<str>>,
     pub(crate) memory: Option<Arc<Memory>>,
+    pub(crate) conversations: Option<Arc<dyn ConversationDesk>>,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
@@ -111,6 +118,7 @@ pub fn router(
         token: Arc::new(auth::Token::new(cfg.api_token)),
         model_label: cfg.model_label.map(Arc::from),
         memory: cfg.memory,
+        conversations: cfg.conversations,
     };
     let cors = cors::layer(&cfg.cors_origins);
     let mut routes = Router::new();
@@ -121,6 +129,13 @@ pub fn router(
     let routes = routes
         .route("/health", get(health))
         .route("/api/v1/messages", post(api::post_message))
+        .route("/api/v1/conversations", get(conversations::list))
+        .route(
+            "/api/v1/conversations/{id}",
+            get(conversations::history)
+                .patch(conversations::rename)
+                .delete(conversations::delete),
+        )
         .route("/api/v1/conversations/{id}/cancel", post(api::cancel_turn))
         .route("/api/v1/approvals", get(approvals::list))
         .route("/api/v1/approvals/{id}", get(approvals::get_one))

@@ -60,6 +60,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             memory: Some(app.memory.clone()),
             mcp: Some(mcp),
             cors_origins: settings.http.cors_origins.clone(),
+            conversations: Some(Arc::new(app.steward.clone())),
         },
     );
     let limits = ConnLimits {

@@ -286,3 +286,172 @@ async fn a_running_turn_is_cancelled_over_http() {
         .unwrap();
     assert_eq!(anon.status(), 401);
 }
+
+#[tokio::test]
+async fn conversations_are_listed_paged_renamed_and_deleted() {
+    let fake = FakeModel::start().await.unwrap();
+    for i in 0..3 {
+        fake.push(Step::Reply(Reply::text(format!("answer {i}"))));
+    }
+    let dir = TempDir::new("readside");
+    let srv = serve_with_model(&dir, &fake);
+    for i in 0..3 {
+        let (status, _) = post_message(&srv, "readside", &format!("question {i}")).await;
+        assert_eq!(status, 200);
+    }
+    let c = client();
+    let get = |path: String| c.get(srv.url(&path)).bearer_auth(TOKEN).send();
+    let json_of = |r: reqwest::Response| async move {
+        let status = r.status().as_u16();
+        (status, r.json::<Value>().await.unwrap_or(Value::Null))
+    };
+
+    let (status, list) = json_of(get("/api/v1/conversations".into()).await.unwrap()).await;
+    assert_eq!(status, 200, "{list}");
+    let mine = &list["conversations"][0];
+    assert_eq!(mine["id"], "readside");
+    assert_eq!(mine["message_count"], 6);
+    assert_eq!(mine["title"], Value::Null);
+
+    // Pages walk backwards, each oldest first.
+    let (_, page) = json_of(
+        get("/api/v1/conversations/readside?limit=2".into())
+            .await
+            .unwrap(),
+    )
+    .await;
+    let seqs: Vec<u64> = page["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, [4, 5], "{page}");
+    assert_eq!(page["messages"][1]["role"], "assistant");
+    assert_eq!(page["messages"][1]["content"], "answer 2");
+    assert_eq!(page["next_before"], 4);
+    let (_, rest) = json_of(
+        get("/api/v1/conversations/readside?before=4&limit=10".into())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(rest["messages"].as_array().unwrap().len(), 4);
+    assert_eq!(rest["messages"][0]["content"], "question 0");
+    assert_eq!(rest["next_before"], Value::Null, "the start");
+
+    // Rename and clear; hostile titles are refused, nothing changes.
+    let patch = |id: &str, body: String| {
+        c.patch(srv.url(&format!("/api/v1/conversations/{id}")))
+            .bearer_auth(TOKEN)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let (status, renamed) = json_of(
+        patch("readside", json!({"title": " Trip ✈ "}).to_string())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200, "{renamed}");
+    assert_eq!(renamed["title"], "Trip ✈");
+    for (bad, want) in [
+        (json!({"title": "a\nb"}).to_string(), 400),
+        (json!({"title": "\u{202e}evil"}).to_string(), 400),
+        (json!({"title": "x".repeat(201)}).to_string(), 400),
+        (json!({"title": ""}).to_string(), 400),
+        ("{not json".to_owned(), 400),
+        (json!({"title": 7}).to_string(), 422),
+    ] {
+        let (status, body) = json_of(patch("readside", bad.clone()).await.unwrap()).await;
+        assert_eq!(status, want, "{bad}: {body}");
+    }
+    let (_, list) = json_of(get("/api/v1/conversations".into()).await.unwrap()).await;
+    assert_eq!(
+        list["conversations"][0]["title"], "Trip ✈",
+        "refusals changed nothing"
+    );
+    let (status, _) = json_of(
+        patch("nobody", json!({"title": "x"}).to_string())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 404);
+    let (_, cleared) = json_of(
+        patch("readside", json!({"title": null}).to_string())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(cleared["title"], Value::Null);
+
+    // Bad input to the reads.
+    for path in [
+        "/api/v1/conversations?limit=0",
+        "/api/v1/conversations?limit=99999",
+        "/api/v1/conversations/readside?before=-1",
+        "/api/v1/conversations/readside?limit=x",
+        "/api/v1/conversations/a%20b",
+    ] {
+        let (status, body) = json_of(get(path.into()).await.unwrap()).await;
+        assert_eq!(status, 400, "{path}: {body}");
+    }
+    let (status, _) = json_of(get("/api/v1/conversations/nobody".into()).await.unwrap()).await;
+    assert_eq!(status, 404);
+
+    // Delete: refused while a turn runs, then done; its history is gone.
+    fake.push(Step::Hang);
+    let url = srv.url("/api/v1/messages");
+    let running = tokio::spawn(async move {
+        client()
+            .post(url)
+            .bearer_auth(TOKEN)
+            .json(&json!({"conversation_id": "readside", "text": "hang"}))
+            .send()
+            .await
+            .unwrap()
+            .status()
+    });
+    assert!(
+        fake.wait_for_requests(4, std::time::Duration::from_secs(10))
+            .await
+    );
+    let delete = || {
+        c.delete(srv.url("/api/v1/conversations/readside"))
+            .bearer_auth(TOKEN)
+            .send()
+    };
+    let (status, body) = json_of(delete().await.unwrap()).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["error"]["kind"], "busy");
+    c.post(srv.url("/api/v1/conversations/readside/cancel"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(running.await.unwrap(), 409);
+    // The worker lets go of the conversation right after the turn ends.
+    let mut status = 0;
+    for _ in 0..50 {
+        status = delete().await.unwrap().status().as_u16();
+        if status != 409 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(status, 204);
+    let (status, _) = json_of(get("/api/v1/conversations/readside".into()).await.unwrap()).await;
+    assert_eq!(status, 404);
+    assert_eq!(delete().await.unwrap().status(), 404);
+    let conn = rusqlite::Connection::open(dir.path().join("steward.db")).unwrap();
+    let left: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM messages WHERE conversation_id = 'readside'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(left, 0);
+}

@@ -107,7 +107,11 @@ fn clean_tags(raw: Vec<String>) -> Result<Vec<String>, ApiError> {
 }
 
 /// `limit` from the query string: absent → `default`, else 1..=`max`.
-fn parse_limit(raw: Option<&str>, default: usize, max: usize) -> Result<usize, ApiError> {
+pub(crate) fn parse_limit(
+    raw: Option<&str>,
+    default: usize,
+    max: usize,
+) -> Result<usize, ApiError> {
     let Some(raw) = raw else {
         return Ok(default);
     };
