@@ -11,6 +11,7 @@ pub mod approvals;
 mod approvals_api;
 mod conversations;
 mod edit_turn;
+mod feed;
 mod gates;
 mod history;
 mod port;
@@ -24,6 +25,7 @@ mod tool_round;
 mod turn;
 
 pub use conversations::{ConversationDesk, Deleted, DeskError, History};
+pub use feed::{EventFeed, Subscription};
 pub use history::trim_history;
 pub use port::{ApprovalDesk, ApprovalError, Assistant, Resolution, TurnStream};
 pub use prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};

@@ -8,6 +8,7 @@
 //! workers and never wait for each other.
 
 use crate::approvals::{ApprovalSettings, Approvals};
+use crate::feed::{Feed, Subscription};
 use crate::port::{Assistant, TurnStream};
 use crate::request::RequestLog;
 use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
@@ -61,6 +62,8 @@ pub(crate) struct Inner {
     pub(crate) private: PrivateValues,
     /// Keyed client requests (retries are the same turn).
     pub(crate) requests: RequestLog,
+    /// The event feed every surface may subscribe to.
+    pub(crate) feed: Arc<Feed>,
     binding: RwLock<ModelBinding>,
     queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
     /// The running turn of each busy conversation: cancelling its token stops that turn only.
@@ -93,6 +96,7 @@ impl Steward {
             inner: Arc::new(Inner {
                 private,
                 requests: RequestLog::default(),
+                feed: Arc::new(Feed::new()),
                 store: deps.store,
                 models: deps.models,
                 tools: deps.tools,
@@ -143,6 +147,7 @@ impl Steward {
     /// cancel what is left and wait (briefly) for those to record their failure.
     pub async fn shutdown(&self, grace: Duration) {
         self.inner.accepting.store(false, Ordering::SeqCst);
+        self.inner.feed.shutdown();
         self.inner.tracker.close();
         if tokio::time::timeout(grace, self.inner.tracker.wait())
             .await
@@ -231,6 +236,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Steward {
+    /// Subscribe to the event feed: every turn event of this process and every approval
+    /// change on this database, for `conversation` only when one is named.
+    pub fn subscribe(&self, conversation: Option<ConversationId>) -> Subscription {
+        self.inner.feed.subscribe(&self.inner.store, conversation)
+    }
+
     /// A turn is queued or running in the conversation.
     pub fn is_busy(&self, conversation: &ConversationId) -> bool {
         lock(&self.inner.queues).contains_key(conversation)

@@ -170,11 +170,15 @@ pub(crate) async fn run_turn(
     // unbounded channel and forward in order, so a slow surface never stalls the model.
     let (etx, mut erx) = mpsc::unbounded_channel::<TurnEvent>();
     let keep = recorder.is_some();
+    let feed = std::sync::Arc::clone(&ctx.inner.feed);
+    let (feed_conversation, feed_surface) = (inbound.conversation.clone(), inbound.surface);
     let forward = async move {
         // What a keyed turn's retry would be sent again.
         let mut kept = Vec::new();
         let mut open = true;
         while let Some(ev) = erx.recv().await {
+            // Every surface's subscribers see the turn, whichever surface started it.
+            feed.turn(&feed_conversation, feed_surface, &ev);
             if keep && request::replayable(&ev) {
                 kept.push(ev.clone());
             }

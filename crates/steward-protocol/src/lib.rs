@@ -6,6 +6,7 @@
 
 mod action;
 mod event;
+mod feed;
 mod ids;
 mod memory;
 mod message;
@@ -16,6 +17,7 @@ pub mod untrusted;
 
 pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};
 pub use event::{FailureKind, TurnEvent};
+pub use feed::FeedEvent;
 pub use ids::{ConversationId, IdError, Principal, Surface};
 pub use memory::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, Quarantine};
 pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};

@@ -15,6 +15,7 @@ mod body;
 mod conversations;
 mod cors;
 mod error;
+mod events;
 mod listen;
 mod memory;
 mod openai;
@@ -27,7 +28,7 @@ use axum::routing::{delete, get, patch, post, put};
 use serde_json::json;
 use std::fmt;
 use std::sync::Arc;
-use steward_core::{ApprovalDesk, Assistant, ConversationDesk};
+use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed};
 use steward_memory::Memory;
 
 pub use cors::CorsOrigins;
@@ -61,6 +62,8 @@ pub struct ServerConfig {
     /// The conversations read side behind `/api/v1/conversations`; `None` = those routes
     /// answer 503.
     pub conversations: Option<Arc<dyn ConversationDesk>>,
+    /// The event feed behind `/api/v1/events`; `None` = it answers 503.
+    pub feed: Option<Arc<dyn EventFeed>>,
 }
 
 impl ServerConfig {
@@ -74,6 +77,7 @@ impl ServerConfig {
             mcp: None,
             cors_origins: CorsOrigins::default(),
             conversations: None,
+            feed: None,
         }
     }
 }
@@ -89,6 +93,7 @@ impl fmt::Debug for ServerConfig {
             .field("mcp", &self.mcp.is_some())
             .field("cors_origins", &self.cors_origins)
             .field("conversations", &self.conversations.is_some())
+            .field("feed", &self.feed.is_some())
             .finish()
     }
 }
@@ -102,6 +107,7 @@ pub(crate) struct AppState {
     pub(crate) model_label: Option<Arc<str>>,
     pub(crate) memory: Option<Arc<Memory>>,
     pub(crate) conversations: Option<Arc<dyn ConversationDesk>>,
+    pub(crate) feed: Option<Arc<dyn EventFeed>>,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
@@ -119,6 +125,7 @@ pub fn router(
         model_label: cfg.model_label.map(Arc::from),
         memory: cfg.memory,
         conversations: cfg.conversations,
+        feed: cfg.feed,
     };
     let cors = cors::layer(&cfg.cors_origins);
     let mut routes = Router::new();
@@ -129,6 +136,7 @@ pub fn router(
     let routes = routes
         .route("/health", get(health))
         .route("/api/v1/messages", post(api::post_message))
+        .route("/api/v1/events", get(events::events))
         .route("/api/v1/conversations", get(conversations::list))
         .route(
             "/api/v1/conversations/{id}",

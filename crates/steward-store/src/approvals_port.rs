@@ -32,6 +32,17 @@ pub struct AuditEntry {
     pub trace_id: String,
 }
 
+/// An audit entry with its place in the whole trail (`seq`, growing with every entry of any
+/// action) and its action's conversation: the change log that event feeds tail, in this
+/// process or another on the same database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditRecord {
+    pub seq: i64,
+    pub entry: AuditEntry,
+    /// None when the entry's action is not stored (a refusal without an action).
+    pub conversation: Option<ConversationId>,
+}
+
 /// A quality signal tied to a trace (e.g. `user_approval` 1 or 0, `user_edit`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Score {
@@ -124,6 +135,12 @@ pub trait ApprovalStore: Send + Sync {
     /// stamp before taking any lock).
     async fn list_audit(&self, action_id: &str) -> Result<Vec<AuditEntry>, StoreError>;
 
+    /// Up to `limit` entries of every action after position `after`, oldest first.
+    async fn audit_since(&self, after: i64, limit: usize) -> Result<Vec<AuditRecord>, StoreError>;
+
+    /// The position of the newest entry (0 when there is none): where a new tail starts.
+    async fn audit_head(&self) -> Result<i64, StoreError>;
+
     /// Pending actions with `expires_at_ms <= now_ms`, longest overdue first (`expires_at_ms`,
     /// then id), for the expiry sweep.
     async fn overdue_actions(
@@ -201,6 +218,14 @@ impl<T: ApprovalStore + ?Sized> ApprovalStore for Arc<T> {
 
     async fn append_audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
         (**self).append_audit(entry).await
+    }
+
+    async fn audit_since(&self, after: i64, limit: usize) -> Result<Vec<AuditRecord>, StoreError> {
+        (**self).audit_since(after, limit).await
+    }
+
+    async fn audit_head(&self) -> Result<i64, StoreError> {
+        (**self).audit_head().await
     }
 
     async fn list_audit(&self, action_id: &str) -> Result<Vec<AuditEntry>, StoreError> {

@@ -20,7 +20,9 @@ mod validate;
 #[cfg(feature = "contract")]
 pub mod contract;
 
-pub use approvals_port::{ActionPatch, ApprovalStore, AuditEntry, CasGuard, Score, Transition};
+pub use approvals_port::{
+    ActionPatch, ApprovalStore, AuditEntry, AuditRecord, CasGuard, Score, Transition,
+};
 pub use error::StoreError;
 pub use memory_port::{
     FactWrite, Intention, Learning, MemoryFilter, MemoryItem, MemoryStore, NewFact, NewNote,

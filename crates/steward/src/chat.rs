@@ -288,7 +288,7 @@ async fn decide(
 }
 
 /// Prints one turn as it streams. Returns whether it ended with an answer, and its cards.
-async fn print_turn(mut events: TurnStream) -> (bool, Vec<ActionCard>) {
+pub(crate) async fn print_turn(mut events: TurnStream) -> (bool, Vec<ActionCard>) {
     let mut out = std::io::stdout();
     let mut streamed = false;
     let mut cards = Vec::new();

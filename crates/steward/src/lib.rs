@@ -4,6 +4,7 @@
 //! Owns: wiring config → adapters → core → surfaces. Does not own: business logic.
 
 pub mod app;
+pub mod approvals_cmd;
 pub mod chat;
 pub mod config;
 pub mod doctor;

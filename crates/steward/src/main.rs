@@ -42,6 +42,11 @@ enum Command {
     /// Check configuration, database and model reachability, with a fix for each problem;
     /// reports every problem in one run (exit 1 if any), even after a configuration error.
     Doctor,
+    /// Decide, from the terminal, actions awaiting approval (raised on any surface).
+    Approvals {
+        #[command(subcommand)]
+        command: steward::approvals_cmd::ApprovalsCommand,
+    },
     /// List, edit, search and maintain what Steward remembers (facts, notes, ...).
     Memory {
         #[command(subcommand)]
@@ -117,6 +122,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::FAILURE
             })
         }
+        Command::Approvals { command } => steward::approvals_cmd::run(&load()?, command).await,
         Command::Memory { command } => steward::memory_cmd::run(&load()?, command).await,
         Command::Mcp { command } => steward::mcp_cmd::run(&load()?, command).await,
         Command::Config {

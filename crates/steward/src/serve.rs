@@ -61,6 +61,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             mcp: Some(mcp),
             cors_origins: settings.http.cors_origins.clone(),
             conversations: Some(Arc::new(app.steward.clone())),
+            feed: Some(Arc::new(app.steward.clone())),
         },
     );
     let limits = ConnLimits {

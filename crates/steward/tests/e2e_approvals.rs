@@ -527,3 +527,170 @@ async fn a_delete_whose_row_count_changed_after_the_card_is_rolled_back_and_aske
         "{pending}"
     );
 }
+
+/// Reads Server-Sent Events off a streaming response: (event name, JSON data).
+struct SseReader {
+    resp: reqwest::Response,
+    buf: String,
+}
+
+impl SseReader {
+    async fn open(srv: &Server, query: &str) -> Self {
+        let resp = client()
+            .get(srv.url(&format!("/api/v1/events{query}")))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200);
+        assert!(
+            resp.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/event-stream")
+        );
+        Self {
+            resp,
+            buf: String::new(),
+        }
+    }
+
+    /// The next event (keep-alive comments skipped); panics after 20 s.
+    async fn next(&mut self) -> (String, Value) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..end + 2).collect();
+                let mut name = String::new();
+                let mut data = String::new();
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("event:") {
+                        name = v.trim().to_owned();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.trim());
+                    }
+                }
+                if !name.is_empty() {
+                    return (name, serde_json::from_str(&data).unwrap());
+                }
+                continue;
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let chunk = tokio::time::timeout(left, self.resp.chunk())
+                .await
+                .expect("no feed event within 20 s")
+                .unwrap()
+                .expect("the feed ended");
+            self.buf.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Events until one matches `want`; all of them, that one last.
+    async fn until(&mut self, want: impl Fn(&str, &Value) -> bool) -> Vec<(String, Value)> {
+        let mut seen = Vec::new();
+        loop {
+            let (name, data) = self.next().await;
+            let done = want(&name, &data);
+            seen.push((name, data));
+            if done {
+                return seen;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_event_feed_carries_turns_and_approvals_decided_on_another_surface() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("feed");
+    let srv = serve(&dir, &fake, &[]);
+    // Two subscribers on their own connections: everything, and one other conversation.
+    let mut all = SseReader::open(&srv, "").await;
+    let mut elsewhere = SseReader::open(&srv, "?conversation=elsewhere").await;
+
+    // A turn over HTTP raises a card.
+    let id = park_sql(
+        &srv,
+        &fake,
+        "feed-conv",
+        "make a table",
+        "CREATE TABLE feedt (x INTEGER)",
+    )
+    .await;
+    let seen = all
+        .until(|name, d| {
+            name == "approval" && d["action_id"] == id.as_str() && d["event"] == "created"
+        })
+        .await;
+    let turn_events: Vec<&str> = seen
+        .iter()
+        .filter(|(n, d)| n == "turn" && d["conversation_id"] == "feed-conv")
+        .map(|(_, d)| d["event"]["type"].as_str().unwrap())
+        .collect();
+    for kind in ["started", "approval_required", "text_delta", "final"] {
+        assert!(
+            turn_events.contains(&kind),
+            "{kind} missing: {turn_events:?}"
+        );
+    }
+    assert!(
+        seen.iter()
+            .filter(|(n, _)| n == "turn")
+            .all(|(_, d)| d["surface"] == "http")
+    );
+    let created = &seen.last().unwrap().1;
+    assert_eq!(created["conversation_id"], "feed-conv");
+    assert_eq!(created["by"], "owner");
+    assert_eq!(created["surface"], "http");
+
+    // Confirmed from the terminal: another process, on the same database.
+    fake.push(Step::Reply(Reply::text("The table is made.")));
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_SQL_ALLOW_DDL", "true")
+        .args(["approvals", "confirm", &id]);
+    let out = tokio::process::Command::from(cmd).output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("The table is made."));
+    assert_eq!(
+        rows(
+            &dir,
+            "SELECT count(*) FROM sqlite_master WHERE name = 'feedt'"
+        ),
+        1
+    );
+
+    let seen = all
+        .until(|name, d| {
+            name == "approval" && d["action_id"] == id.as_str() && d["event"] == "executed"
+        })
+        .await;
+    let confirm = seen
+        .iter()
+        .find(|(n, d)| n == "approval" && d["event"] == "confirm")
+        .map(|(_, d)| d.clone())
+        .expect("the confirm reached this process's subscriber");
+    assert_eq!(confirm["surface"], "cli", "where it was decided");
+    assert_eq!(confirm["by"], "owner", "who decided it");
+    assert_eq!(confirm["conversation_id"], "feed-conv");
+
+    // The filtered subscriber saw none of that: its first event is its own conversation's.
+    fake.push(Step::Reply(Reply::text("hi there")));
+    send(&srv, "elsewhere", "hello").await;
+    let (name, first) = elsewhere.next().await;
+    assert_eq!(name, "turn");
+    assert_eq!(first["conversation_id"], "elsewhere", "{first}");
+
+    // Bad filters are refused.
+    let resp = client()
+        .get(srv.url("/api/v1/events?conversation=a%20b"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+}

@@ -6,15 +6,21 @@
 
 use crate::codec::{parse_surface, surface_str};
 use crate::sqlite::decode_err;
-use crate::{AuditEntry, Score, StoreError};
+use crate::{AuditEntry, AuditRecord, Score, StoreError};
 use rusqlite::{Connection, Row, params};
-use steward_protocol::Principal;
+use steward_protocol::{ConversationId, Principal};
 
 const INSERT_AUDIT: &str = "INSERT INTO action_audit \
      (action_id, at_ms, principal, surface, event, detail, trace_id) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 const LIST_AUDIT: &str = "SELECT action_id, at_ms, principal, surface, event, detail, trace_id \
      FROM action_audit WHERE action_id = ?1 ORDER BY id";
+// The action's conversation comes along: the feed routes each entry to its subscribers.
+const AUDIT_SINCE: &str = "SELECT a.action_id, a.at_ms, a.principal, a.surface, a.event, a.detail, \
+       a.trace_id, a.id, p.conversation_id \
+     FROM action_audit a LEFT JOIN pending_actions p ON p.id = a.action_id \
+     WHERE a.id > ?1 ORDER BY a.id LIMIT ?2";
+const AUDIT_HEAD: &str = "SELECT coalesce(max(id), 0) FROM action_audit";
 const INSERT_SCORE: &str = "INSERT INTO scores (trace_id, name, value, action_id, at_ms) \
      VALUES (?1, ?2, ?3, ?4, ?5)";
 const SCORES: &str = "SELECT trace_id, name, value, action_id, at_ms \
@@ -60,6 +66,31 @@ pub(super) fn list_audit(
         out.push(audit_from_row(row)?);
     }
     Ok(out)
+}
+
+pub(super) fn audit_since(
+    conn: &Connection,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<AuditRecord>, StoreError> {
+    let mut stmt = conn.prepare_cached(AUDIT_SINCE)?;
+    let mut rows = stmt.query(params![after, limit])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let conversation: Option<String> = row.get(8).map_err(|e| decode_err("audit entry", e))?;
+        out.push(AuditRecord {
+            entry: audit_from_row(row)?,
+            seq: row.get(7).map_err(|e| decode_err("audit entry", e))?,
+            conversation: conversation.and_then(|c| ConversationId::parse(&c).ok()),
+        });
+    }
+    Ok(out)
+}
+
+pub(super) fn audit_head(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn
+        .prepare_cached(AUDIT_HEAD)?
+        .query_row([], |r| r.get(0))?)
 }
 
 pub(super) fn insert_score(conn: &Connection, score: &Score) -> Result<(), StoreError> {

@@ -8,6 +8,7 @@ mod audit;
 mod grants;
 
 use super::{SqliteStore, sql_limit};
+use crate::AuditRecord;
 use crate::{
     ActionPatch, ApprovalStore, AuditEntry, CasGuard, Score, StoreError, Transition, validate,
 };
@@ -92,6 +93,16 @@ impl ApprovalStore for SqliteStore {
         let entry = validate::audit(entry)?;
         self.run(move |conn| audit::insert_audit(conn, &entry))
             .await
+    }
+
+    async fn audit_since(&self, after: i64, limit: usize) -> Result<Vec<AuditRecord>, StoreError> {
+        let limit = super::sql_limit(limit);
+        self.run(move |conn| audit::audit_since(conn, after, limit))
+            .await
+    }
+
+    async fn audit_head(&self) -> Result<i64, StoreError> {
+        self.run(|conn| audit::audit_head(conn)).await
     }
 
     async fn list_audit(&self, action_id: &str) -> Result<Vec<AuditEntry>, StoreError> {
