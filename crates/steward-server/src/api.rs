@@ -13,7 +13,6 @@ use crate::error::{
     ApiError, SHOULD_RETRY, VANISHED_MESSAGE, failure_kind_str, failure_status, should_retry,
 };
 use crate::trace::record_conversation;
-use crate::turn::{End, collect};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -28,6 +27,7 @@ use serde_json::json;
 use std::convert::Infallible;
 use std::time::Duration;
 use steward_core::TurnStream;
+use steward_core::{ToolStatus, TurnEnd, TurnView};
 use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Surface, TurnEvent};
 
 /// SSE keep-alive comment interval: long turns (tools, slow models) must not look dead
@@ -98,49 +98,48 @@ fn wants_sse(headers: &HeaderMap) -> bool {
 }
 
 async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response {
-    let collected = collect(rx).await;
-    let (status, body, retry) = match collected.end {
-        End::Final { text, usage, model } => {
-            let tools: Vec<_> = collected
-                .tool_calls
-                .iter()
-                .map(|t| json!({"name": t.name, "ok": t.ok, "touched": t.touched}))
+    let view = TurnView::collect(rx).await;
+    let (status, body, retry) = match view.end.clone() {
+        Some(TurnEnd::Final { text, usage, model }) => {
+            let tools: Vec<_> = view
+                .finished_tools()
+                .map(|t| json!({"name": t.name, "ok": t.status == ToolStatus::Ok, "touched": t.touched}))
                 .collect();
             let body = json!({
                 "conversation_id": conversation,
-                "turn_id": collected.turn_id,
+                "turn_id": view.turn_id,
                 "reply": text,
                 "model": model,
                 "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
                 "tool_calls": tools,
-                "approvals": collected.approvals,
+                "approvals": view.cards,
             });
             (StatusCode::OK, body, None)
         }
-        End::Failed {
+        Some(TurnEnd::Failed {
             kind,
             message,
             retryable,
-        } => (
+        }) => (
             failure_status(kind),
             failed_body(
                 &conversation,
-                collected.turn_id,
-                &collected.approvals,
+                view.turn_id,
+                &view.cards,
                 failure_kind_str(kind),
                 &message,
                 retryable,
             ),
             Some(retryable),
         ),
-        End::Vanished => {
+        Some(TurnEnd::Vanished) | None => {
             tracing::warn!("turn stream closed without a terminal event");
             (
                 StatusCode::INTERNAL_SERVER_ERROR,
                 failed_body(
                     &conversation,
-                    collected.turn_id,
-                    &collected.approvals,
+                    view.turn_id,
+                    &view.cards,
                     "internal",
                     VANISHED_MESSAGE,
                     true,

@@ -1,41 +1,5 @@
-//! Draining a turn's event stream into one outcome, for the non-streaming responses.
-//!
-//! Owns: folding `TurnEvent`s into `Collected`. Does not own: rendering it (api, openai).
-
-use steward_core::TurnStream;
-use steward_protocol::{ActionCard, FailureKind, TurnEvent, Usage};
-
-/// How the turn ended.
-pub(crate) enum End {
-    Final {
-        text: String,
-        usage: Usage,
-        model: String,
-    },
-    Failed {
-        kind: FailureKind,
-        message: String,
-        retryable: bool,
-    },
-    /// The channel closed without a terminal event (a bug or a crash upstream).
-    Vanished,
-}
-
-pub(crate) struct ToolSummary {
-    pub(crate) name: String,
-    pub(crate) ok: bool,
-    /// What the call touched (URL, SQL, MCP tool and argument), when the tool says.
-    pub(crate) touched: Option<String>,
-}
-
-pub(crate) struct Collected {
-    pub(crate) turn_id: Option<String>,
-    pub(crate) tool_calls: Vec<ToolSummary>,
-    /// Cards raised during the turn, in order: the caller must see that something awaits
-    /// approval even when the reply text does not say so.
-    pub(crate) approvals: Vec<ActionCard>,
-    pub(crate) end: End,
-}
+//! How a turn reads in plain text (the OpenAI-compatible content, logs). Folding a turn's
+//! events is `steward_core::TurnView`'s, the one projection every surface uses.
 
 /// How one tool call reads in plain text (the OpenAI-compatible content, logs).
 pub(crate) fn tool_line(name: &str, ok: bool, touched: Option<&str>) -> String {
@@ -46,53 +10,11 @@ pub(crate) fn tool_line(name: &str, ok: bool, touched: Option<&str>) -> String {
     }
 }
 
-/// Read events until the terminal one (or until the channel closes).
-pub(crate) async fn collect(mut rx: TurnStream) -> Collected {
-    let mut out = Collected {
-        turn_id: None,
-        tool_calls: Vec::new(),
-        approvals: Vec::new(),
-        end: End::Vanished,
-    };
-    let mut touched: std::collections::HashMap<String, String> = Default::default();
-    while let Some(event) = rx.recv().await {
-        match event {
-            TurnEvent::Started { turn_id, .. } => out.turn_id = Some(turn_id),
-            TurnEvent::ToolStarted {
-                call_id,
-                touched: Some(t),
-                ..
-            } => {
-                touched.insert(call_id, t);
-            }
-            TurnEvent::ToolFinished {
-                call_id, name, ok, ..
-            } => {
-                out.tool_calls.push(ToolSummary {
-                    name,
-                    ok,
-                    touched: touched.remove(&call_id),
-                });
-            }
-            TurnEvent::ApprovalRequired { card } => out.approvals.push(card),
-            TurnEvent::TextDelta { .. } | TurnEvent::ToolStarted { .. } => {}
-            TurnEvent::Final { text, usage, model } => {
-                out.end = End::Final { text, usage, model };
-                return out;
-            }
-            TurnEvent::Failed {
-                kind,
-                message,
-                retryable,
-            } => {
-                out.end = End::Failed {
-                    kind,
-                    message,
-                    retryable,
-                };
-                return out;
-            }
-        }
-    }
-    out
+/// `tool_line` for a call of the view.
+pub(crate) fn view_line(t: &steward_core::ToolView) -> String {
+    tool_line(
+        &t.name,
+        t.status == steward_core::ToolStatus::Ok,
+        t.touched.as_deref(),
+    )
 }

@@ -3,12 +3,14 @@
 //! `FakeModel` listens on 127.0.0.1 and speaks the OpenAI Chat Completions,
 //! Anthropic Messages and Gemini generateContent wire formats (whole bodies and
 //! streams), answering from a FIFO of scripted `Step`s and recording every model
-//! request. Owns: test doubles only. Does not own: anything production code uses;
+//! request; and `pinning`, the scripted turn every surface's projection is pinned by.
+//! Owns: test doubles only. Does not own: anything production code uses;
 //! nothing outside tests and benchmarks may depend on this crate.
 
 mod anthropic;
 mod gemini;
 mod openai;
+pub mod pinning;
 pub mod raw_http;
 mod script;
 mod server;

@@ -10,7 +10,9 @@ use crate::app;
 use crate::config::LoadedConfig;
 use std::io::Write;
 use std::process::ExitCode;
-use steward_core::{ApprovalDesk, Assistant, Resolution, Steward, TurnStream};
+use steward_core::{
+    ApprovalDesk, Assistant, Change, Resolution, Steward, ToolStatus, TurnEnd, TurnStream, TurnView,
+};
 use steward_protocol::{
     ActionCard, ActionStatus, ConversationId, Decision, Inbound, Principal, Surface, TurnEvent,
 };
@@ -289,59 +291,114 @@ async fn decide(
 
 /// Prints one turn as it streams. Returns whether it ended with an answer, and its cards.
 pub(crate) async fn print_turn(mut events: TurnStream) -> (bool, Vec<ActionCard>) {
-    let mut out = std::io::stdout();
-    let mut streamed = false;
-    let mut cards = Vec::new();
+    let mut painter = Painter::new(std::io::stdout(), std::io::stderr());
     while let Some(event) = events.recv().await {
-        match event {
-            TurnEvent::Started { .. } => {}
-            TurnEvent::TextDelta { text } => {
-                streamed = true;
-                let _ = out.write_all(text.as_bytes());
-                let _ = out.flush();
-            }
-            TurnEvent::ToolStarted { name, touched, .. } => {
-                if streamed {
-                    let _ = writeln!(out);
-                    streamed = false;
-                }
-                match touched {
-                    // What the call touches, made terminal-safe (it may come from the model).
-                    Some(t) => eprintln!(
-                        "  ⚙ {name}: {} …",
-                        truncate(&crate::memory_cmd::terminal_safe(&t), 160)
-                    ),
-                    None => eprintln!("  ⚙ {name} …"),
-                }
-            }
-            TurnEvent::ToolFinished {
-                name, ok, output, ..
-            } => {
-                let first_line = output.lines().next().unwrap_or("");
-                let mark = if ok { "✓" } else { "✗" };
-                eprintln!("  {mark} {name}: {}", truncate(first_line, 120));
-            }
-            TurnEvent::ApprovalRequired { card } => cards.push(card),
-            TurnEvent::Final { text, .. } => {
-                // Providers that do not stream (or a model set to non-streaming) arrive whole.
-                if !streamed {
-                    let _ = out.write_all(text.as_bytes());
-                }
-                let _ = writeln!(out);
-                let _ = out.flush();
-                return (true, cards);
-            }
-            TurnEvent::Failed { message, .. } => {
-                if streamed {
-                    let _ = writeln!(out);
-                }
-                eprintln!("error: {message}");
-                return (false, cards);
-            }
+        if painter.apply(event) {
+            break;
         }
     }
-    eprintln!("error: the turn ended without an answer");
-    (false, cards)
+    painter.finish()
+}
+
+/// The terminal's painting of `TurnView`'s changes: the answer on `out`, tool progress and
+/// errors on `err` (so `chat -m … > answer.txt` captures only the answer).
+struct Painter<O: Write, E: Write> {
+    out: O,
+    err: E,
+    view: TurnView,
+    /// Streamed text is on the current line of `out`.
+    streamed: bool,
+}
+
+impl<O: Write, E: Write> Painter<O, E> {
+    fn new(out: O, err: E) -> Self {
+        Self {
+            out,
+            err,
+            view: TurnView::default(),
+            streamed: false,
+        }
+    }
+
+    /// Paint one event; true once the turn ended.
+    fn apply(&mut self, event: TurnEvent) -> bool {
+        match self.view.apply(event) {
+            Change::Started | Change::Card(_) => false,
+            Change::Text(text) => {
+                self.streamed = true;
+                let _ = self.out.write_all(text.as_bytes());
+                let _ = self.out.flush();
+                false
+            }
+            Change::ToolStarted(i) => {
+                if self.streamed {
+                    let _ = writeln!(self.out);
+                    self.streamed = false;
+                }
+                let t = &self.view.tools[i];
+                let _ = match &t.touched {
+                    // What the call touches, made terminal-safe (it may come from the model).
+                    Some(touched) => writeln!(
+                        self.err,
+                        "  ⚙ {}: {} …",
+                        t.name,
+                        truncate(&crate::memory_cmd::terminal_safe(touched), 160)
+                    ),
+                    None => writeln!(self.err, "  ⚙ {} …", t.name),
+                };
+                false
+            }
+            Change::ToolFinished(i) => {
+                let t = &self.view.tools[i];
+                let first_line = t
+                    .output
+                    .as_deref()
+                    .and_then(|o| o.lines().next())
+                    .unwrap_or("");
+                let mark = if t.status == ToolStatus::Ok {
+                    "✓"
+                } else {
+                    "✗"
+                };
+                let _ = writeln!(
+                    self.err,
+                    "  {mark} {}: {}",
+                    t.name,
+                    truncate(first_line, 120)
+                );
+                false
+            }
+            Change::Ended => true,
+        }
+    }
+
+    /// Whether the turn answered, and the cards it raised.
+    fn finish(mut self) -> (bool, Vec<ActionCard>) {
+        self.view.close();
+        let answered = match &self.view.end {
+            Some(TurnEnd::Final { text, .. }) => {
+                // Providers that do not stream (or a model set to non-streaming) arrive whole.
+                if !self.streamed {
+                    let _ = self.out.write_all(text.as_bytes());
+                }
+                let _ = writeln!(self.out);
+                let _ = self.out.flush();
+                true
+            }
+            Some(TurnEnd::Failed { message, .. }) => {
+                if self.streamed {
+                    let _ = writeln!(self.out);
+                }
+                let _ = writeln!(self.err, "error: {message}");
+                false
+            }
+            Some(TurnEnd::Vanished) | None => {
+                let _ = writeln!(self.err, "error: the turn ended without an answer");
+                false
+            }
+        };
+        (answered, self.view.cards)
+    }
 }
 
 fn truncate(s: &str, max: usize) -> String {
@@ -356,4 +413,37 @@ fn unix_millis() -> u128 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod pinning {
+    use super::*;
+    use steward_testkit::pinning::{PINNED_CARD, PINNED_TEXT, PINNED_TOOLS, pinning_turn};
+
+    /// The terminal shows the pinning turn as every surface must: the answer, each call with
+    /// what it touched and how it ended, the card.
+    #[test]
+    fn the_terminal_paints_the_pinning_turn() {
+        let conv = ConversationId::parse("pin").unwrap();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut painter = Painter::new(&mut out, &mut err);
+        for ev in pinning_turn(&conv) {
+            if painter.apply(ev) {
+                break;
+            }
+        }
+        let (answered, cards) = painter.finish();
+        assert!(answered);
+        assert_eq!(cards.len(), 1);
+        assert_eq!(cards[0].action_id, PINNED_CARD);
+        let out = String::from_utf8(out).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        // The streamed pieces, split by the tool lines, make up the answer.
+        assert_eq!(out.replace('\n', ""), PINNED_TEXT, "{out:?}");
+        for (name, ok, touched) in PINNED_TOOLS {
+            assert!(err.contains(&format!("⚙ {name}: {touched} …")), "{err}");
+            let mark = if *ok { "✓" } else { "✗" };
+            assert!(err.contains(&format!("{mark} {name}:")), "{err}");
+        }
+    }
 }

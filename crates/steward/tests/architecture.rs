@@ -18,7 +18,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("steward-llm", 3),
     ("steward-store", 2),
     ("steward-protocol", 1),
-    ("steward-testkit", 0),
+    ("steward-testkit", 2),
 ];
 
 fn crates_dir() -> PathBuf {

@@ -11,7 +11,6 @@ use super::{action_id, desk_error, view};
 use crate::AppState;
 use crate::body::{parse_json, read_bytes};
 use crate::error::{ApiError, VANISHED_MESSAGE, failure_kind_str};
-use crate::turn::{Collected, End, collect};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
@@ -22,6 +21,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use steward_core::{ApprovalDesk, ApprovalError, Resolution};
+use steward_core::{TurnEnd, TurnView};
 use steward_protocol::{Decision, PendingAction, Principal, Surface};
 use tracing::Instrument;
 
@@ -155,7 +155,7 @@ fn no_fields(headers: &HeaderMap, body: Result<Bytes, BytesRejection>) -> Result
 enum Outcome {
     Applied {
         action: PendingAction,
-        follow: Option<Collected>,
+        follow: Option<TurnView>,
     },
     Revised(PendingAction),
     Already(PendingAction),
@@ -222,13 +222,13 @@ async fn resolve(
             if let Some(rx) = follow_up {
                 // Not expected for a revision; drained so the turn is never left blocked.
                 tracing::debug!("revision came with a follow-up turn; draining it");
-                tokio::spawn(collect(rx).in_current_span());
+                tokio::spawn(TurnView::collect(rx).in_current_span());
             }
             Outcome::Revised(action)
         }
         Resolution::Applied { action, follow_up } => {
             let follow = match follow_up {
-                Some(rx) => Some(collect(rx).await),
+                Some(rx) => Some(TurnView::collect(rx).await),
                 None => None,
             };
             Outcome::Applied { action, follow }
@@ -239,31 +239,31 @@ async fn resolve(
     })
 }
 
-fn applied_body(action: &PendingAction, follow: Option<Collected>) -> Value {
+fn applied_body(action: &PendingAction, follow: Option<TurnView>) -> Value {
     let (reply, approvals, error) = match follow {
         None => (None, Vec::new(), None),
         Some(follow) => match follow.end {
-            End::Final { text, .. } => (Some(text), follow.approvals, None),
-            End::Failed {
+            Some(TurnEnd::Final { text, .. }) => (Some(text), follow.cards, None),
+            Some(TurnEnd::Failed {
                 kind,
                 message,
                 retryable,
-            } => {
+            }) => {
                 let error = json!({
                     "kind": failure_kind_str(kind),
                     "message": message,
                     "retryable": retryable,
                 });
-                (None, follow.approvals, Some(error))
+                (None, follow.cards, Some(error))
             }
-            End::Vanished => {
+            Some(TurnEnd::Vanished) | None => {
                 tracing::warn!("follow-up turn closed without a terminal event");
                 let error = json!({
                     "kind": "internal",
                     "message": VANISHED_MESSAGE,
                     "retryable": true,
                 });
-                (None, follow.approvals, Some(error))
+                (None, follow.cards, Some(error))
             }
         },
     };

@@ -16,7 +16,7 @@ use crate::AppState;
 use crate::body::fresh_conversation;
 use crate::error::{ApiError, Flavor, VANISHED_MESSAGE};
 use crate::trace::record_conversation;
-use crate::turn::{End, collect, tool_line};
+use crate::turn::view_line;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -26,6 +26,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
+use steward_core::{TurnEnd, TurnView};
 use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Replay, Surface};
 
 /// Names the conversation on requests and echoes it on responses.
@@ -129,25 +130,26 @@ async fn run(state: AppState, prepared: Prepared) -> Response {
 }
 
 async fn completion(rx: steward_core::TurnStream) -> Response {
-    let collected = collect(rx).await;
-    match collected.end {
-        End::Final {
+    let view = TurnView::collect(rx).await;
+    match view.end.clone() {
+        Some(TurnEnd::Final {
             mut text,
             usage,
             model,
-        } => {
+        }) => {
             // Every tool call shows what it touched: a reply alone never hides a request.
-            if !collected.tool_calls.is_empty() {
+            let mut tools = view.finished_tools().peekable();
+            if tools.peek().is_some() {
                 text.push('\n');
-                for t in &collected.tool_calls {
+                for t in tools {
                     text.push('\n');
-                    text.push_str(&tool_line(&t.name, t.ok, t.touched.as_deref()));
+                    text.push_str(&view_line(t));
                 }
             }
-            for card in &collected.approvals {
+            for card in &view.cards {
                 text.push_str(&approval_note(card));
             }
-            let id = completion_id(collected.turn_id.as_deref());
+            let id = completion_id(view.turn_id.as_deref());
             let body = json!({
                 "id": id,
                 "object": "chat.completion",
@@ -167,14 +169,14 @@ async fn completion(rx: steward_core::TurnStream) -> Response {
             });
             (StatusCode::OK, Json(body)).into_response()
         }
-        End::Failed {
+        Some(TurnEnd::Failed {
             kind,
             message,
             retryable,
-        } => ApiError::failed_turn(kind, message, retryable)
+        }) => ApiError::failed_turn(kind, message, retryable)
             .flavor(Flavor::OpenAi)
             .into_response(),
-        End::Vanished => {
+        Some(TurnEnd::Vanished) | None => {
             tracing::warn!("turn stream closed without a terminal event");
             ApiError::internal(VANISHED_MESSAGE)
                 .flavor(Flavor::OpenAi)

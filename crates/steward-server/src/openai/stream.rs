@@ -10,7 +10,7 @@
 use super::{approval_note, completion_id, unix_now};
 use crate::api::KEEP_ALIVE;
 use crate::error::{VANISHED_MESSAGE, failure_kind_str};
-use crate::turn::tool_line;
+use crate::turn::view_line;
 use axum::http::HeaderValue;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -18,7 +18,8 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use std::convert::Infallible;
 use steward_core::TurnStream;
-use steward_protocol::{TurnEvent, Usage};
+use steward_core::{Change, TurnEnd, TurnView};
+use steward_protocol::Usage;
 
 pub(super) fn response(rx: TurnStream, model: String, include_usage: bool) -> Response {
     let state = Chunker {
@@ -28,7 +29,7 @@ pub(super) fn response(rx: TurnStream, model: String, include_usage: bool) -> Re
         model,
         include_usage,
         role_sent: false,
-        touched: Default::default(),
+        view: TurnView::default(),
     };
     let events = futures_util::stream::unfold(Some(state), step)
         .flat_map(futures_util::stream::iter)
@@ -48,8 +49,8 @@ struct Chunker {
     model: String,
     include_usage: bool,
     role_sent: bool,
-    /// What each started call touches, until it finishes.
-    touched: std::collections::HashMap<String, String>,
+    /// The one fold every surface uses; chunks are painted from what it says changed.
+    view: TurnView,
 }
 
 /// Produce the SSE lines for the next turn event. Returns `None` state once `[DONE]`
@@ -63,52 +64,52 @@ async fn step(state: Option<Chunker>) -> Option<(Vec<Event>, Option<Chunker>)> {
             return Some((out, None));
         };
         let mut out = Vec::new();
-        match event {
-            TurnEvent::Started { turn_id, .. } => {
-                c.id = completion_id(Some(&turn_id));
+        match c.view.apply(event) {
+            Change::Started => {
+                c.id = completion_id(c.view.turn_id.as_deref());
                 c.role_chunk(&mut out);
             }
-            TurnEvent::TextDelta { text } => {
+            Change::Text(text) => {
                 c.role_chunk(&mut out);
                 if !text.is_empty() {
                     out.push(c.chunk(json!({"content": text}), None));
                 }
             }
-            TurnEvent::ToolStarted {
-                call_id, touched, ..
-            } => {
-                if let Some(t) = touched {
-                    c.touched.insert(call_id, t);
-                }
-            }
-            TurnEvent::ToolFinished {
-                call_id, name, ok, ..
-            } => {
+            Change::ToolStarted(_) => {}
+            Change::ToolFinished(i) => {
                 // Each call, with what it touched, on a line of its own in the content.
                 c.role_chunk(&mut out);
-                let t = c.touched.remove(&call_id);
-                let line = format!("\n{}\n", tool_line(&name, ok, t.as_deref()));
+                let line = format!("\n{}\n", view_line(&c.view.tools[i]));
                 out.push(c.chunk(json!({"content": line}), None));
             }
-            TurnEvent::ApprovalRequired { card } => {
+            Change::Card(i) => {
                 c.role_chunk(&mut out);
-                out.push(c.chunk(json!({"content": approval_note(&card)}), None));
+                // Text streamed after the card starts on a line of its own.
+                let note = format!("{}\n", approval_note(&c.view.cards[i]));
+                out.push(c.chunk(json!({"content": note}), None));
             }
-            TurnEvent::Final { usage, model, .. } => {
-                c.role_chunk(&mut out);
-                c.model = model;
-                out.push(c.chunk(json!({}), Some("stop")));
-                if c.include_usage {
-                    out.push(c.usage_chunk(usage));
+            Change::Ended => match c.view.end.clone() {
+                Some(TurnEnd::Final { usage, model, .. }) => {
+                    c.role_chunk(&mut out);
+                    c.model = model;
+                    out.push(c.chunk(json!({}), Some("stop")));
+                    if c.include_usage {
+                        out.push(c.usage_chunk(usage));
+                    }
+                    out.push(done());
+                    return Some((out, None));
                 }
-                out.push(done());
-                return Some((out, None));
-            }
-            TurnEvent::Failed { kind, message, .. } => {
-                out.push(error_line(failure_kind_str(kind), &message));
-                out.push(done());
-                return Some((out, None));
-            }
+                Some(TurnEnd::Failed { kind, message, .. }) => {
+                    out.push(error_line(failure_kind_str(kind), &message));
+                    out.push(done());
+                    return Some((out, None));
+                }
+                Some(TurnEnd::Vanished) | None => {
+                    out.push(error_line("internal", VANISHED_MESSAGE));
+                    out.push(done());
+                    return Some((out, None));
+                }
+            },
         }
         if !out.is_empty() {
             return Some((out, Some(c)));

@@ -137,7 +137,12 @@ async fn openai_stream_sends_approval_notes_as_content() {
     let [one, two] = cards();
     assert_eq!(
         contents,
-        ["I need your OK.".to_owned(), note(&one), note(&two)]
+        // Each note ends its line: text streamed after a card starts on a new one.
+        [
+            "I need your OK.".to_owned(),
+            format!("{}\n", note(&one)),
+            format!("{}\n", note(&two))
+        ]
     );
     assert_eq!(events.last().unwrap().data, "[DONE]");
 }

@@ -14,5 +14,6 @@ mod limits;
 mod memory;
 mod openai;
 mod openai_stream;
+mod pinning;
 mod shutdown;
 mod support;
