@@ -113,12 +113,45 @@ async fn without_a_model_serve_starts_and_explains() {
             .unwrap()
             .contains("STEWARD_MODEL")
     );
+    // A bare link is refused the same way, not saved to read-later.
+    let link = c
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"text": "https://example.com/article"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(link.status(), 503);
+    let body: Value = link.json().await.unwrap();
+    assert_eq!(body["error"]["kind"], "no_model");
+    // A stream ends with a `failed` event of the same kind.
+    let stream = c
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .header("accept", "text/event-stream")
+        .json(&json!({"text": "hello again?"}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let last = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .last()
+        .unwrap_or_else(|| panic!("no events: {stream}"));
+    assert_eq!(last["type"], "failed", "{stream}");
+    assert_eq!(last["kind"], "no_model", "{stream}");
     // As the README says: nothing is stored for a message no model could answer.
     let conn = rusqlite::Connection::open(dir.path().join("steward.db")).unwrap();
-    let stored: i64 = conn
-        .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(stored, 0);
+    for table in ["messages", "read_later"] {
+        let stored: i64 = conn
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(stored, 0, "{table}");
+    }
 }
 
 #[tokio::test]
