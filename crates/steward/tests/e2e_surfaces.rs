@@ -374,3 +374,34 @@ async fn nothing_printed_to_a_pipe_carries_escape_codes() {
     assert!(log.contains("DEBUG"), "{log}");
     assert!(!log.contains(ESC), "{log:?}");
 }
+
+/// `chat` and `memory` log at the configured `log` level (steward.toml here; an empty
+/// STEWARD_LOG counts as unset), as `serve` does.
+#[tokio::test]
+async fn chat_and_memory_log_at_the_level_in_steward_toml() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::text("Hello.")));
+    let dir = TempDir::new("log-level");
+    std::fs::write(dir.path().join("steward.toml"), "log = \"debug\"\n").unwrap();
+    let mut chat = base_command(dir.path());
+    with_fake_model(&mut chat, &fake.openai_base_url(), "openai:gpt-fake");
+    chat.env("STEWARD_LOG", "");
+    let d = dir.path().to_path_buf();
+    let (chat, search) = tokio::task::spawn_blocking(move || {
+        let chat = chat.args(["chat", "-m", "hi"]).output().unwrap();
+        let search = base_command(&d)
+            .env_remove("STEWARD_LOG")
+            .args(["memory", "search", "hello"])
+            .output()
+            .unwrap();
+        (chat, search)
+    })
+    .await
+    .unwrap();
+    assert!(chat.status.success(), "{chat:?}");
+    let log = std::fs::read_to_string(dir.path().join("steward.log")).unwrap();
+    assert!(log.contains("DEBUG"), "chat's log file: {log}");
+    assert!(search.status.success(), "{search:?}");
+    let stderr = String::from_utf8_lossy(&search.stderr);
+    assert!(stderr.contains("DEBUG"), "memory search's stderr: {stderr}");
+}
