@@ -144,6 +144,27 @@ async fn without_a_model_serve_starts_and_explains() {
         .unwrap_or_else(|| panic!("no events: {stream}"));
     assert_eq!(last["type"], "failed", "{stream}");
     assert_eq!(last["kind"], "no_model", "{stream}");
+    // The OpenAI-compatible API: a 503, or an `error` line before `[DONE]` in a stream.
+    let chat = |stream: bool| {
+        c.post(srv.url("/v1/chat/completions"))
+            .bearer_auth(TOKEN)
+            .json(&json!({"model": "steward", "stream": stream,
+                          "messages": [{"role": "user", "content": "hi?"}]}))
+            .send()
+    };
+    let plain = chat(false).await.unwrap();
+    assert_eq!(plain.status(), 503);
+    let body: Value = plain.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "no_model", "{body}");
+    let streamed = chat(true).await.unwrap().text().await.unwrap();
+    let data: Vec<&str> = streamed
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(data.last(), Some(&"[DONE]"), "{streamed}");
+    let error: Value = serde_json::from_str(data[data.len() - 2]).unwrap();
+    assert_eq!(error["error"]["type"], "no_model", "{streamed}");
     // As the README says: nothing is stored for a message no model could answer.
     let conn = rusqlite::Connection::open(dir.path().join("steward.db")).unwrap();
     for table in ["messages", "read_later"] {
