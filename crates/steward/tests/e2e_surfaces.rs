@@ -140,7 +140,7 @@ async fn without_a_model_serve_starts_and_explains() {
         .lines()
         .filter_map(|l| l.strip_prefix("data:"))
         .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .last()
+        .next_back()
         .unwrap_or_else(|| panic!("no events: {stream}"));
     assert_eq!(last["type"], "failed", "{stream}");
     assert_eq!(last["kind"], "no_model", "{stream}");
