@@ -238,8 +238,14 @@ impl ApprovalDesk for Steward {
                 "hours must be between 1 and {MAX_GRANT_HOURS}"
             )));
         }
-        if self.inner.tools.get(&tool).is_none() {
-            return Err(ApprovalError::Invalid(format!("no tool named `{tool}`")));
+        match self.inner.tools.get(&tool) {
+            None => return Err(ApprovalError::Invalid(format!("no tool named `{tool}`"))),
+            Some(t) if !t.grantable() => {
+                return Err(ApprovalError::Invalid(format!(
+                    "`{tool}` cannot be granted: each of its runs needs its own approval"
+                )));
+            }
+            Some(_) => {}
         }
         let now = now_ms();
         let grant = Grant {

@@ -288,12 +288,14 @@ async fn turn_body(
     if inbound.text.trim().is_empty() {
         return Err(Failure::new(FailureKind::Input, "The message is empty."));
     }
-    if first && let Some(done) = read_later_gate(inner, inbound).await? {
-        return Ok(done);
-    }
+    // Before any gate that answers without the model: with no model, a message (a bare
+    // link too) is refused and nothing is stored.
     let Some(primary) = ctx.binding.primary.clone() else {
         return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));
     };
+    if first && let Some(done) = read_later_gate(inner, inbound).await? {
+        return Ok(done);
+    }
     let conversation = &inbound.conversation;
     if first && let Some(done) = edit_turn(ctx, inbound, events).await? {
         return Ok(done);

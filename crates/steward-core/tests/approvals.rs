@@ -425,6 +425,47 @@ async fn grants_are_scoped_to_a_conversation_and_revocable() {
 }
 
 #[tokio::test]
+async fn a_tool_that_asks_every_time_cannot_be_granted() {
+    use steward_store::ApprovalStore;
+    let fake = FakeModel::start().await.unwrap();
+    let tool = Recorder::new("send_email", Effect::External).ungrantable();
+    let h = setup(&fake, &tool, ApprovalSettings::default());
+    let conv = steward_protocol::ConversationId::parse("g3").unwrap();
+    let refused = h
+        .steward
+        .grant(conv.clone(), "send_email".into(), 2, owner())
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("cannot be granted"),
+        "{refused}"
+    );
+    assert!(h.steward.grants().await.unwrap().is_empty());
+    // Nor does a grant already in the store (written before the rule, or by hand) apply.
+    let now = i64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap();
+    h.store
+        .insert_grant(&steward_protocol::Grant {
+            id: "old-grant".into(),
+            conversation: conv,
+            tool: "send_email".into(),
+            principal: owner(),
+            created_at_ms: now,
+            expires_at_ms: now + 3_600_000,
+            revoked: false,
+        })
+        .await
+        .unwrap();
+    park_one(&fake, &h, "g3", "a@example.com").await;
+    assert_eq!(tool.count(), 0, "the card still asks");
+}
+
+#[tokio::test]
 async fn two_consequential_steps_become_one_plan_card_and_each_step_still_asks() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);

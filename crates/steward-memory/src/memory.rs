@@ -40,6 +40,16 @@ impl std::fmt::Debug for Memory {
     }
 }
 
+fn has_summary_tag(tags: &[String]) -> bool {
+    tags.iter().any(|t| t.trim() == SUMMARY_TAG)
+}
+
+fn summary_reserved() -> MemoryError {
+    MemoryError::Invalid(format!(
+        "the `{SUMMARY_TAG}` tag is reserved for Steward's own summaries"
+    ))
+}
+
 /// Unix milliseconds now (0 if the clock is before 1970, which only a broken clock is).
 pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
@@ -111,21 +121,27 @@ impl Memory {
     }
 
     pub async fn save_note(&self, user: &str, note: NewNote) -> Result<Note, MemoryError> {
-        if note.provenance != Provenance::Reflection
-            && note.tags.iter().any(|t| t.trim() == SUMMARY_TAG)
-        {
+        if note.provenance != Provenance::Reflection && has_summary_tag(&note.tags) {
             // Summaries reach the context block as the user's own history, so the tag is
             // reserved to the code that makes them (reflection); nobody else may claim it.
-            return Err(MemoryError::Invalid(format!(
-                "the `{SUMMARY_TAG}` tag is reserved for Steward's own summaries"
-            )));
+            return Err(summary_reserved());
         }
         let saved = self.store.insert_note(user, &note, now_ms()).await?;
         self.embed_note(&saved).await;
         Ok(saved)
     }
 
+    /// An edit may keep a summary's own `summary` tag but never add it to another note.
     pub async fn edit_note(&self, id: i64, edit: NoteEdit) -> Result<Option<Note>, MemoryError> {
+        if let Some(tags) = &edit.tags
+            && has_summary_tag(tags)
+        {
+            match self.store.get_note(id).await? {
+                None => return Ok(None),
+                Some(n) if !has_summary_tag(&n.tags) => return Err(summary_reserved()),
+                Some(_) => {}
+            }
+        }
         let text_changed = edit.title.is_some() || edit.body.is_some();
         let updated = self.store.update_note(id, &edit, now_ms()).await?;
         if let Some(n) = &updated

@@ -24,7 +24,8 @@
 //! lists 49 rows instead of 200, and nothing at all for 20 of them. They cannot do better
 //! without losing relevant rows: MiniLM gives some unrelated pairs (a printing press and a
 //! printer, the Sistine Chapel and a paint note) more similarity (up to 0.40) than some
-//! relevant ones. A higher floor is a trade-off the owner can make (`memory.min_similarity`).
+//! relevant ones. A higher floor is a trade-off the owner can make
+//! (`memory.min_similarity_percent`).
 
 /// Which similarity a vector hit must reach to be listed (see the module header).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

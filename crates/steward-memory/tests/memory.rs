@@ -322,3 +322,46 @@ async fn editing_a_note_re_embeds_it() {
     assert_eq!(hits[0].vector_rank, Some(1));
     assert_eq!(mem.backfill(10).await.unwrap(), 0, "edit already embedded");
 }
+
+#[tokio::test]
+async fn an_edit_cannot_add_the_summary_tag() {
+    let (mem, store, _) = memory_with(MemoryConfig::default());
+    let n = mem
+        .save_note(USER, note("Car", "winter tyres", &["car"]))
+        .await
+        .unwrap();
+    let tagged = |tags: &[&str]| steward_store::NoteEdit {
+        tags: Some(tags.iter().map(|t| t.to_string()).collect()),
+        ..Default::default()
+    };
+    let refused = mem.edit_note(n.id, tagged(&["car", " summary "])).await;
+    assert!(
+        matches!(&refused, Err(MemoryError::Invalid(m)) if m.contains("reserved")),
+        "{refused:?}"
+    );
+    let kept = store.get_note(n.id).await.unwrap().unwrap();
+    assert_eq!(kept.tags, vec!["car".to_owned()], "nothing changed");
+    // Steward's own summary keeps its tag through an edit.
+    let summary = mem
+        .save_note(
+            USER,
+            steward_store::NewNote {
+                provenance: Provenance::Reflection,
+                ..note("Week", "a quiet week", &["summary"])
+            },
+        )
+        .await
+        .unwrap();
+    let edited = mem
+        .edit_note(summary.id, tagged(&["summary", "week"]))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(edited.tags.contains(&"summary".to_owned()));
+    assert!(
+        mem.edit_note(999_999, tagged(&["summary"]))
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

@@ -108,6 +108,12 @@ pub trait Tool: Send + Sync {
     fn approval_ttl(&self) -> Option<std::time::Duration> {
         None
     }
+    /// Whether a grant ("allow this tool in this conversation for N hours") may skip its
+    /// card. False for a tool whose every call must be seen (each program `run_code` runs
+    /// is new code): no grant is created for it, and none found in the store applies.
+    fn grantable(&self) -> bool {
+        true
+    }
     /// Whether this tool's output may carry someone else's instructions. Fails closed: a
     /// tool that does not say is treated as untrusted.
     fn output_trust(&self) -> OutputTrust {

@@ -201,6 +201,16 @@ pub fn init_logging(filter: &str) {
     init_logging_with(filter, std::io::stderr, colour);
 }
 
+/// The filter of the commands that share the terminal with their user (`chat`, `memory`):
+/// the configured `log` when steward.toml or STEWARD_LOG sets it (the loader already counts
+/// an empty variable as unset), else warnings only instead of the default `info`.
+pub fn terminal_log_filter(loaded: &LoadedConfig) -> String {
+    match loaded.source("log") {
+        Some(crate::config::Source::Default) | None => "warn".to_owned(),
+        Some(_) => loaded.settings.log.clone(),
+    }
+}
+
 /// The log file of `steward chat`: `<data dir>/steward.log`.
 pub fn log_path(settings: &Settings) -> std::path::PathBuf {
     settings.data_dir.join("steward.log")

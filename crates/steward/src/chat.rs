@@ -26,9 +26,9 @@ pub async fn run(
     conversation: &str,
     auto_approve: bool,
 ) -> anyhow::Result<ExitCode> {
-    // Keep the terminal for the conversation: only warnings unless STEWARD_LOG says otherwise,
+    // Keep the terminal for the conversation: only warnings unless `log` says otherwise,
     // and in the log file, never between a prompt and its answer.
-    let filter = std::env::var("STEWARD_LOG").unwrap_or_else(|_| "warn".to_owned());
+    let filter = app::terminal_log_filter(loaded);
     let log = app::log_path(&loaded.settings);
     let logging_to_file = app::init_file_logging(&filter, &log);
     let mut conversation = ConversationId::parse(conversation)

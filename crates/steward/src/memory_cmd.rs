@@ -146,8 +146,7 @@ struct Opened {
 
 pub async fn run(loaded: &LoadedConfig, command: MemoryCommand) -> anyhow::Result<ExitCode> {
     let settings = &loaded.settings;
-    let filter = std::env::var("STEWARD_LOG").unwrap_or_else(|_| "warn".to_owned());
-    app::init_logging(&filter);
+    app::init_logging(&app::terminal_log_filter(loaded));
     let opened = open(settings)?;
     match command {
         MemoryCommand::Facts { limit } => browse::facts(&opened, limit as usize).await,

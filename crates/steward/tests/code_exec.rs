@@ -100,4 +100,8 @@ fn the_app_offers_run_code_only_when_enabled_and_with_its_limits() {
         json!(7)
     );
     assert_eq!(tool.effect(), steward_protocol::Effect::External);
+    assert!(
+        !tool.grantable(),
+        "each run gets its own card: no grant skips it"
+    );
 }

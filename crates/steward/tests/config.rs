@@ -386,3 +386,48 @@ fn load_uses_the_process_environment_shape() {
     let err = load(Some(&missing), &|_| None).unwrap_err();
     assert!(matches!(err, ConfigError::MissingFile { .. }), "{err:?}");
 }
+
+/// As the README says: `$XDG_DATA_HOME/steward` (an absolute one), else
+/// `$HOME/.local/share/steward`, else `./.steward`.
+#[test]
+fn the_default_data_dir_follows_xdg_then_home_then_the_working_directory() {
+    let dir = temp_dir();
+    let xdg = dir.join("xdg");
+    let data_dir = |env: &[(&str, &str)]| {
+        let env: std::collections::HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        load_in(&dir, None, &env).unwrap().settings.data_dir
+    };
+    let home = dir.to_string_lossy().into_owned();
+    let xdg_text = xdg.to_string_lossy().into_owned();
+    assert_eq!(
+        data_dir(&[("XDG_DATA_HOME", &xdg_text), ("HOME", &home)]),
+        xdg.join("steward")
+    );
+    assert_eq!(
+        data_dir(&[("XDG_DATA_HOME", "relative/xdg"), ("HOME", &home)]),
+        dir.join(".local/share/steward"),
+        "a relative XDG_DATA_HOME is ignored"
+    );
+    assert_eq!(data_dir(&[]), std::path::PathBuf::from("./.steward"));
+}
+
+/// The API token may come from steward.toml as well as STEWARD_API_TOKEN; it is never shown.
+#[test]
+fn the_api_token_can_be_set_in_the_file() {
+    let dir = temp_dir();
+    let file = write(
+        &dir,
+        "steward.toml",
+        "api_token = \"file-token-0123456789\"\n",
+    );
+    let cfg = load_in(&dir, None, &env_of(&dir, &[])).unwrap();
+    assert_eq!(
+        cfg.settings.api_token.as_deref(),
+        Some("file-token-0123456789")
+    );
+    assert_eq!(cfg.source("api_token"), Some(&Source::File(file)));
+    assert!(!cfg.render_show().contains("file-token-0123456789"));
+}

@@ -315,6 +315,33 @@ async fn every_problem_in_the_file_is_reported_and_the_rest_is_checked() {
     assert!(out.contains("mcp: no servers configured"), "{out}");
 }
 
+#[tokio::test]
+async fn each_bad_mcp_server_is_reported_and_the_good_ones_are_kept() {
+    let dir = temp_dir();
+    config_support::write(
+        &dir,
+        "steward.toml",
+        "[mcp.servers.bad]\ncommand = \"x\"\ncomand = \"y\"\n\
+         [mcp.servers.good]\ncommand = \"z\"\nenabled = false\n\
+         [mcp.servers.worse]\ncommand = \"w\"\ntools.t.efect = \"read\"\n\
+         [mcp.servers.slow]\ncommand = \"v\"\ntimeout_secs = 0\n",
+    );
+    let (ok, out) = doctor_reporting(&dir, &[]).await;
+    assert!(!ok, "{out}");
+    for needle in [
+        "unknown key `mcp.servers.bad.comand`",
+        "unknown key `mcp.servers.worse.tools.t.efect`",
+        "`mcp.servers.slow.timeout_secs`",
+        "mcp good: disabled (enabled = false)",
+    ] {
+        assert!(out.contains(needle), "{needle:?} missing from\n{out}");
+    }
+    assert!(!out.contains("no servers configured"), "{out}");
+    for dropped in ["mcp bad:", "mcp worse:", "mcp slow:"] {
+        assert!(!out.contains(dropped), "a bad table is not used: {out}");
+    }
+}
+
 /// The binary: exit status 1 and both problems on stdout.
 #[test]
 fn the_doctor_command_exits_non_zero_after_reporting_everything() {

@@ -113,12 +113,66 @@ async fn without_a_model_serve_starts_and_explains() {
             .unwrap()
             .contains("STEWARD_MODEL")
     );
+    // A bare link is refused the same way, not saved to read-later.
+    let link = c
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"text": "https://example.com/article"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(link.status(), 503);
+    let body: Value = link.json().await.unwrap();
+    assert_eq!(body["error"]["kind"], "no_model");
+    // A stream ends with a `failed` event of the same kind.
+    let stream = c
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .header("accept", "text/event-stream")
+        .json(&json!({"text": "hello again?"}))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let last = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .next_back()
+        .unwrap_or_else(|| panic!("no events: {stream}"));
+    assert_eq!(last["type"], "failed", "{stream}");
+    assert_eq!(last["kind"], "no_model", "{stream}");
+    // The OpenAI-compatible API: a 503, or an `error` line before `[DONE]` in a stream.
+    let chat = |stream: bool| {
+        c.post(srv.url("/v1/chat/completions"))
+            .bearer_auth(TOKEN)
+            .json(&json!({"model": "steward", "stream": stream,
+                          "messages": [{"role": "user", "content": "hi?"}]}))
+            .send()
+    };
+    let plain = chat(false).await.unwrap();
+    assert_eq!(plain.status(), 503);
+    let body: Value = plain.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "no_model", "{body}");
+    let streamed = chat(true).await.unwrap().text().await.unwrap();
+    let data: Vec<&str> = streamed
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(data.last(), Some(&"[DONE]"), "{streamed}");
+    let error: Value = serde_json::from_str(data[data.len() - 2]).unwrap();
+    assert_eq!(error["error"]["type"], "no_model", "{streamed}");
     // As the README says: nothing is stored for a message no model could answer.
     let conn = rusqlite::Connection::open(dir.path().join("steward.db")).unwrap();
-    let stored: i64 = conn
-        .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(stored, 0);
+    for table in ["messages", "read_later"] {
+        let stored: i64 = conn
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(stored, 0, "{table}");
+    }
 }
 
 #[tokio::test]
@@ -340,4 +394,35 @@ async fn nothing_printed_to_a_pipe_carries_escape_codes() {
     let log = std::fs::read_to_string(dir.path().join("steward.log")).unwrap();
     assert!(log.contains("DEBUG"), "{log}");
     assert!(!log.contains(ESC), "{log:?}");
+}
+
+/// `chat` and `memory` log at the configured `log` level (steward.toml here; an empty
+/// STEWARD_LOG counts as unset), as `serve` does.
+#[tokio::test]
+async fn chat_and_memory_log_at_the_level_in_steward_toml() {
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::text("Hello.")));
+    let dir = TempDir::new("log-level");
+    std::fs::write(dir.path().join("steward.toml"), "log = \"debug\"\n").unwrap();
+    let mut chat = base_command(dir.path());
+    with_fake_model(&mut chat, &fake.openai_base_url(), "openai:gpt-fake");
+    chat.env("STEWARD_LOG", "");
+    let d = dir.path().to_path_buf();
+    let (chat, search) = tokio::task::spawn_blocking(move || {
+        let chat = chat.args(["chat", "-m", "hi"]).output().unwrap();
+        let search = base_command(&d)
+            .env_remove("STEWARD_LOG")
+            .args(["memory", "search", "hello"])
+            .output()
+            .unwrap();
+        (chat, search)
+    })
+    .await
+    .unwrap();
+    assert!(chat.status.success(), "{chat:?}");
+    let log = std::fs::read_to_string(dir.path().join("steward.log")).unwrap();
+    assert!(log.contains("DEBUG"), "chat's log file: {log}");
+    assert!(search.status.success(), "{search:?}");
+    let stderr = String::from_utf8_lossy(&search.stderr);
+    assert!(stderr.contains("DEBUG"), "memory search's stderr: {stderr}");
 }

@@ -177,7 +177,9 @@ pub(crate) async fn gate_calls(
                     .store
                     .active_grant(&inbound.conversation, &prepared.name, now_ms())
                     .await?;
-                if grant.is_some() {
+                // A grant for a tool that asks every time (one stored before that rule,
+                // or written by hand) does not apply.
+                if grant.is_some() && prepared.tool.grantable() {
                     plans.push(Some(CallPlan::Run(prepared)));
                 } else {
                     plans.push(None);

@@ -1,6 +1,8 @@
 //! Policy: what happens to a tool call, from the tool's declared effect and the surface the
-//! turn came from. Code decides; nothing here is a prompt. Fails closed: the only way to
-//! skip asking is the explicit terminal auto-approve setting.
+//! turn came from. Code decides; nothing here is a prompt. Fails closed: here, only the
+//! explicit terminal auto-approve setting turns an ask into an allow. The gate may still
+//! skip the card for an ask when a live grant covers the tool in that conversation (never
+//! for a tool that is not `grantable`, nor for a taint review: `approvals::gate`).
 
 use std::time::Duration;
 use steward_protocol::{Effect, Surface};

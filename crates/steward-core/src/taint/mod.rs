@@ -4,8 +4,9 @@
 //!
 //! A turn is tainted once untrusted text is in the model's context: a tool result from a
 //! tool whose `output_trust()` is Untrusted (pages, search results, MCP output, rows read by
-//! `db_query`, unknown tools), in this turn or in the history sent with it; an approved
-//! action's result in a follow-up turn; a quarantined memory row shown in the context block.
+//! `db_query`, unknown tools), in this turn or in the history sent with it, or as an approved
+//! action's result in a follow-up turn (a trusted tool's result does not taint); a
+//! quarantined memory row shown in the context block.
 //!
 //! For every call the gate asks `review` (one rule for every outbound tool: it reads the
 //! tool's own `reach()` declaration):

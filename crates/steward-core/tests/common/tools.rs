@@ -9,6 +9,8 @@ pub struct Recorder {
     pub name: &'static str,
     pub effect: Effect,
     pub runs: Arc<Mutex<Vec<serde_json::Value>>>,
+    /// False: like `run_code`, every call needs its own card.
+    pub grantable: bool,
 }
 
 impl Recorder {
@@ -17,7 +19,14 @@ impl Recorder {
             name,
             effect,
             runs: Arc::new(Mutex::new(Vec::new())),
+            grantable: true,
         }
+    }
+
+    /// A tool no grant may skip.
+    pub fn ungrantable(mut self) -> Self {
+        self.grantable = false;
+        self
     }
 
     pub fn count(&self) -> usize {
@@ -47,6 +56,9 @@ impl Tool for Recorder {
     }
     fn effect(&self) -> Effect {
         self.effect
+    }
+    fn grantable(&self) -> bool {
+        self.grantable
     }
     fn validate(&self, args: &serde_json::Value) -> Result<(), ToolError> {
         if args["to"].as_str() == Some("forbidden") {

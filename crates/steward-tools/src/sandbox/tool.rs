@@ -238,6 +238,11 @@ impl Tool for RunCode {
         Effect::External
     }
 
+    /// Every program is new code: each run gets its own card.
+    fn grantable(&self) -> bool {
+        false
+    }
+
     fn output_trust(&self) -> OutputTrust {
         OutputTrust::Trusted
     }

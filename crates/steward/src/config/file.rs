@@ -148,10 +148,11 @@ impl Walker<'_> {
             let line = self.line(k.span());
             if key == "mcp" {
                 match v.get_ref() {
-                    DeValue::Table(t) => match super::mcp::collect(t, self.text, self.path) {
-                        Ok(servers) => self.doc.mcp = servers,
-                        Err(e) => self.errors.push(e),
-                    },
+                    DeValue::Table(t) => {
+                        let (servers, mut errors) = super::mcp::collect(t, self.text, self.path);
+                        self.doc.mcp = servers;
+                        self.errors.append(&mut errors);
+                    }
                     _ => self.errors.push(self.unknown(key, line, &known_keys())),
                 }
             } else if key == "providers" {

@@ -77,12 +77,14 @@ fn type_name(v: &DeValue<'_>) -> &'static str {
     }
 }
 
-/// Read the `[mcp]` table: only `servers`, each a table of known fields.
+/// Read the `[mcp]` table: only `servers`, each a table of known fields. Every mistake is
+/// reported (each one naming its server, field and line); a server table with one is left
+/// out, and the other servers are kept, so one typo never drops every server.
 pub(crate) fn collect(
     mcp: &DeTable<'_>,
     text: &str,
     path: &Path,
-) -> Result<Vec<RawServer>, ConfigError> {
+) -> (Vec<RawServer>, Vec<ConfigError>) {
     let unknown = |key: String, line: usize, candidates: &[String]| ConfigError::UnknownKey {
         suggestion: closest(&key, candidates.iter().map(String::as_str)),
         key,
@@ -90,56 +92,60 @@ pub(crate) fn collect(
         line,
     };
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     for (k, v) in mcp {
         let line = line_of(text, k.span().start);
         let key = k.get_ref().to_string();
-        let DeValue::Table(servers) = v.get_ref() else {
-            return Err(unknown(format!("mcp.{key}"), line, &["mcp.servers".into()]));
+        let (DeValue::Table(servers), true) = (v.get_ref(), key == "servers") else {
+            errors.push(unknown(format!("mcp.{key}"), line, &["mcp.servers".into()]));
+            continue;
         };
-        if key != "servers" {
-            return Err(unknown(format!("mcp.{key}"), line, &["mcp.servers".into()]));
-        }
         for (name, table) in servers {
             let name_str = name.get_ref().to_string();
             let line = line_of(text, name.span().start);
             let DeValue::Table(t) = table.get_ref() else {
-                return Err(invalid(
+                errors.push(invalid(
                     &format!("mcp.servers.{name_str}"),
                     path,
                     line,
                     "must be a table like [mcp.servers.NAME]".into(),
                 ));
+                continue;
             };
             let allowed: Vec<String> = FIELDS
                 .iter()
                 .map(|f| format!("mcp.servers.{name_str}.{f}"))
                 .collect();
+            let before = errors.len();
             let mut fields = BTreeMap::new();
             for (fk, fv) in t {
                 let field = fk.get_ref().to_string();
                 let fline = line_of(text, fk.span().start);
                 if !FIELDS.contains(&field.as_str()) {
-                    return Err(unknown(
+                    errors.push(unknown(
                         format!("mcp.servers.{name_str}.{field}"),
                         fline,
                         &allowed,
                     ));
+                    continue;
                 }
                 let raw = if field == "tools" {
-                    tools(fv.get_ref(), text, path, &name_str)?
+                    tools(fv.get_ref(), text, path, &name_str, &mut errors)
                 } else {
                     raw_value(fv.get_ref())
                 };
                 fields.insert(field, (raw, fline));
             }
-            out.push(RawServer {
-                name: name_str,
-                line,
-                fields,
-            });
+            if errors.len() == before {
+                out.push(RawServer {
+                    name: name_str,
+                    line,
+                    fields,
+                });
+            }
         }
     }
-    Ok(out)
+    (out, errors)
 }
 
 fn raw_value(v: &DeValue<'_>) -> Raw {
@@ -181,10 +187,17 @@ fn raw_value(v: &DeValue<'_>) -> Raw {
     }
 }
 
-/// `tools.NAME.effect = "..."` (dotted keys or `[mcp.servers.X.tools.NAME]` tables).
-fn tools(v: &DeValue<'_>, text: &str, path: &Path, server: &str) -> Result<Raw, ConfigError> {
+/// `tools.NAME.effect = "..."` (dotted keys or `[mcp.servers.X.tools.NAME]` tables). Each
+/// mistake is pushed to `errors`.
+fn tools(
+    v: &DeValue<'_>,
+    text: &str,
+    path: &Path,
+    server: &str,
+    errors: &mut Vec<ConfigError>,
+) -> Raw {
     let DeValue::Table(t) = v else {
-        return Ok(Raw::Bad(type_name(v).to_owned()));
+        return Raw::Bad(type_name(v).to_owned());
     };
     let mut out = BTreeMap::new();
     for (tool, settings) in t {
@@ -192,35 +205,38 @@ fn tools(v: &DeValue<'_>, text: &str, path: &Path, server: &str) -> Result<Raw, 
         let line = line_of(text, tool.span().start);
         let key = format!("mcp.servers.{server}.tools.{tool_name}");
         let DeValue::Table(s) = settings.get_ref() else {
-            return Err(invalid(
+            errors.push(invalid(
                 &key,
                 path,
                 line,
                 "must be a table with `effect`".into(),
             ));
+            continue;
         };
         for (k, v) in s {
             let kline = line_of(text, k.span().start);
             if k.get_ref() != "effect" {
-                return Err(ConfigError::UnknownKey {
+                errors.push(ConfigError::UnknownKey {
                     key: format!("{key}.{}", k.get_ref()),
                     path: path.to_path_buf(),
                     line: kline,
                     suggestion: Some(format!("{key}.effect")),
                 });
+                continue;
             }
             let DeValue::String(e) = v.get_ref() else {
-                return Err(invalid(
+                errors.push(invalid(
                     &format!("{key}.effect"),
                     path,
                     kline,
                     format!("must be a string, got {}", type_name(v.get_ref())),
                 ));
+                continue;
             };
             out.insert(tool_name.clone(), (e.to_string(), kline));
         }
     }
-    Ok(Raw::Tools(out))
+    Raw::Tools(out)
 }
 
 fn invalid(key: &str, path: &Path, line: usize, reason: String) -> ConfigError {
