@@ -201,7 +201,8 @@ pub fn init_logging(filter: &str) {
     init_logging_with(filter, std::io::stderr, colour);
 }
 
-/// The filter of the commands that share the terminal with their user (`chat`, `memory`):
+/// The filter of the commands that share the terminal with their user (`chat`, `memory`,
+/// `approvals`):
 /// the configured `log` when steward.toml or STEWARD_LOG sets it (the loader already counts
 /// an empty variable as unset), else warnings only instead of the default `info`.
 pub fn terminal_log_filter(loaded: &LoadedConfig) -> String {

@@ -29,8 +29,10 @@ pub enum ApprovalsCommand {
 }
 
 pub async fn run(loaded: &LoadedConfig, command: ApprovalsCommand) -> anyhow::Result<ExitCode> {
-    let filter = std::env::var("STEWARD_LOG").unwrap_or_else(|_| "warn".to_owned());
-    app::init_file_logging(&filter, &app::log_path(&loaded.settings));
+    app::init_file_logging(
+        &app::terminal_log_filter(loaded),
+        &app::log_path(&loaded.settings),
+    );
     let app = app::build(loaded, app::Overrides::default())?;
     let steward = app.steward.clone();
     let code = match command {
