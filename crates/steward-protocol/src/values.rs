@@ -119,7 +119,7 @@ impl fmt::Display for Problem {
         f.write_str(match self {
             Problem::Empty => "it is empty",
             Problem::TooLong => "it is too long",
-            Problem::BadChar => "it has another character",
+            Problem::BadChar => "it has a character not allowed",
         })
     }
 }

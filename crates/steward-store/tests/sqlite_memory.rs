@@ -355,7 +355,7 @@ async fn rows_stored_under_the_older_rules_still_load() {
     assert_eq!(
         err.to_string(),
         StoreError::InvalidInput(
-            "invalid tag: 1 to 32 of a-z, 0-9, _ and - (it has another character)".into()
+            "invalid tag: 1 to 32 of a-z, 0-9, _ and - (it has a character not allowed)".into()
         )
         .to_string()
     );
