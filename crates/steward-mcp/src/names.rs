@@ -12,7 +12,8 @@
 
 use std::collections::BTreeMap;
 
-const MAX_NAME: usize = 64;
+/// A registry name is a `steward_protocol::ToolName`.
+const MAX_NAME: usize = steward_protocol::MAX_TOOL_NAME_LEN;
 const SEPARATOR: &str = "__";
 /// `_` + 8 hex digits.
 const SUFFIX_LEN: usize = 9;
@@ -89,9 +90,7 @@ mod tests {
     use super::*;
 
     fn valid(n: &str) -> bool {
-        (1..=64).contains(&n.len())
-            && n.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        steward_protocol::ToolName::parse(n).is_ok()
     }
 
     #[test]

@@ -20,8 +20,6 @@ pub(crate) use secrets::{key_names_secret, looks_secret};
 
 use serde::Serialize;
 
-/// Longest fact key, in bytes (keys are ASCII `[a-z0-9_.]`).
-pub const MAX_KEY_LEN: usize = 64;
 /// Longest fact value, in characters.
 pub const MAX_VALUE_CHARS: usize = 500;
 
@@ -187,7 +185,7 @@ pub fn check(c: &Candidate<'_>, ctx: &GateContext<'_>) -> Result<(), RefusalReas
 
 /// Key and value shape only: what any stored fact must satisfy, whoever wrote it.
 pub fn check_shape(key: &str, value: &str) -> Result<(), RefusalReason> {
-    if !valid_key(key) {
+    if steward_protocol::FactKey::parse(key).is_err() {
         return Err(RefusalReason::BadKey);
     }
     let value = value.trim();
@@ -239,17 +237,8 @@ pub fn check_text(
     check_not_laundered(t, ctx, Grounding::NoToolWords)
 }
 
-/// `[a-z0-9_.]`, 1..=64 bytes.
-pub fn valid_key(key: &str) -> bool {
-    !key.is_empty()
-        && key.len() <= MAX_KEY_LEN
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
-}
-
 /// Turn a model-written key into the stored form: trimmed, lower-case, spaces and dashes as
-/// `_`. The result still goes through `valid_key`.
+/// `_`. The result still goes through `steward_protocol::FactKey` (in `check_shape`).
 pub fn normalise_key(raw: &str) -> String {
     raw.trim()
         .to_lowercase()

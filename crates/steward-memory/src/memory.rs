@@ -16,7 +16,7 @@ use crate::{MemoryConfig, MemoryError};
 /// The tag of reflection summaries; reserved to reflection (see `save_note`).
 pub const SUMMARY_TAG: &str = "summary";
 use std::sync::Arc;
-use steward_protocol::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance};
+use steward_protocol::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, ValueKind};
 use steward_store::{FactWrite, NewFact, NewNote, NoteEdit, ReadLater, Store};
 
 /// Rows embedded per backfill batch: small enough that one slow batch does not hold the
@@ -302,9 +302,11 @@ fn check_new_fact(f: &NewFact) -> Result<(), MemoryError> {
 
 /// The caller-facing message for a refusal (never echoes the key or value).
 fn refused(r: gate::RefusalReason) -> MemoryError {
+    let rule;
     let why = match r {
         gate::RefusalReason::BadKey => {
-            "the key must be 1 to 64 characters of a-z, 0-9, '_' and '.'"
+            rule = format!("the key must be {}", ValueKind::FactKey.rule());
+            rule.as_str()
         }
         gate::RefusalReason::EmptyValue => "the value is empty",
         gate::RefusalReason::ValueTooLong => "the value is longer than 500 characters",

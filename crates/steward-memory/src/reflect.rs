@@ -14,7 +14,7 @@ use crate::{Memory, MemoryError};
 use serde::Serialize;
 use serde_json::Value;
 use steward_llm::{ModelRef, Models};
-use steward_protocol::{FactSource, Provenance, Role};
+use steward_protocol::{FactSource, MAX_TAG_LEN, Provenance, Role, Tag};
 use steward_store::{NewNote, StoredMessage};
 
 /// The system prompt, fixed at build time.
@@ -155,9 +155,10 @@ impl Memory {
                 continue;
             }
             let mut tags = vec!["summary".to_owned()];
-            let slug = topic_tag(topic);
-            if !slug.is_empty() && slug != "summary" {
-                tags.push(slug);
+            if let Some(slug) = topic_tag(topic)
+                && slug.as_str() != "summary"
+            {
+                tags.push(slug.into_string());
             }
             let note = NewNote {
                 title: topic.to_owned(),
@@ -234,18 +235,28 @@ fn list<'a>(v: &'a Value, name: &str, skipped: &mut usize) -> &'a [Value] {
     }
 }
 
-/// "Kitchen Renovation!" → "kitchen-renovation": a tag that stays within the store's limits.
-fn topic_tag(topic: &str) -> String {
+/// "Kitchen Renovation!" → "kitchen-renovation": the topic as a `Tag` (runs of ASCII letters
+/// and digits joined by `-`, cut to `MAX_TAG_LEN`). None when nothing is left, or when the
+/// topic has letters outside ASCII ("Küche"): a mangled slug ("k-che") would be worse than
+/// none, and the note is still found by its title and body.
+fn topic_tag(topic: &str) -> Option<Tag> {
+    if topic
+        .chars()
+        .any(|c| c.is_alphanumeric() && !c.is_ascii_alphanumeric())
+    {
+        return None;
+    }
     let mut out = String::new();
-    for c in topic.to_lowercase().chars() {
-        if c.is_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('-') && !out.is_empty() {
+    for c in topic.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
             out.push('-');
         }
     }
-    let out = out.trim_end_matches('-');
-    out.chars().take(48).collect()
+    // ASCII only, so any byte index is a character boundary.
+    out.truncate(MAX_TAG_LEN);
+    Tag::parse(out.trim_end_matches('-')).ok()
 }
 
 #[cfg(test)]
@@ -290,10 +301,18 @@ mod tests {
     }
 
     #[test]
-    fn topic_tags_are_slugs() {
-        assert_eq!(topic_tag("Kitchen Renovation!"), "kitchen-renovation");
-        assert_eq!(topic_tag("  --  "), "");
-        assert!(topic_tag(&"a".repeat(200)).len() <= 48);
+    fn topic_tags_are_slugs_that_follow_the_tag_rule() {
+        let slug = |t: &str| topic_tag(t).map(Tag::into_string);
+        assert_eq!(
+            slug("Kitchen Renovation!").as_deref(),
+            Some("kitchen-renovation")
+        );
+        assert_eq!(slug("  --  "), None);
+        assert_eq!(slug("Küche planen"), None, "no mangled slugs");
+        assert_eq!(slug(&"a".repeat(200)), Some("a".repeat(MAX_TAG_LEN)));
+        // Cut at the limit, a trailing separator goes too.
+        let topic = format!("{} b", "a".repeat(MAX_TAG_LEN - 1));
+        assert_eq!(slug(&topic), Some("a".repeat(MAX_TAG_LEN - 1)));
     }
 
     #[test]

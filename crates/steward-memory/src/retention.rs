@@ -8,7 +8,7 @@
 use crate::memory::now_ms;
 use crate::{Memory, MemoryError};
 use std::time::Duration;
-use steward_protocol::Fact;
+use steward_protocol::{Fact, FactKey};
 
 /// What to sweep.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -37,23 +37,16 @@ impl RetentionReport {
     }
 }
 
-/// A prefix is plain key text: non-empty `[a-z0-9_.]`. Anything else is refused before any
-/// deletion, so a typo like "*" or "" can never widen a sweep.
+/// A prefix is plain key text: it follows the fact-key rule (`steward_protocol::FactKey`).
+/// Anything else is refused before any deletion, so a typo like "*" or "" can never widen a
+/// sweep.
 pub fn check_prefix(prefix: &str) -> Result<(), MemoryError> {
-    if prefix.is_empty() {
-        return Err(MemoryError::Invalid(
-            "retention prefix is empty: give an exact key prefix such as \"episode.\"".into(),
-        ));
+    match FactKey::parse(prefix) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(MemoryError::Invalid(format!(
+            "retention prefix is not plain key text such as \"episode.\" ({e})"
+        ))),
     }
-    if !prefix
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
-    {
-        return Err(MemoryError::Invalid(
-            "retention prefix must be plain key text (a-z, 0-9, '_' and '.'), not a pattern".into(),
-        ));
-    }
-    Ok(())
 }
 
 /// now − `unseen_for`, saturating (a huge duration means "before any time").

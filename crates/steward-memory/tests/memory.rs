@@ -258,6 +258,38 @@ async fn context_block_has_facts_notes_read_later_and_learnings_within_budget() 
     assert_eq!(empty.context_block(USER, "anything").await.unwrap(), "");
 }
 
+/// The read-later lookup names the relevant notes' tags in one filter, and a filter holds at
+/// most `MAX_TAGS`: three relevant notes with ten tags each must still give a context block
+/// (the lookup keeps the first ten).
+#[tokio::test]
+async fn context_block_with_many_tagged_notes_caps_the_read_later_filter() {
+    let (mem, _, _) = memory_with(MemoryConfig::default());
+    for n in 0..3 {
+        let tags: Vec<String> = (0..steward_protocol::MAX_TAGS)
+            .map(|i| format!("n{n}t{i}"))
+            .collect();
+        let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+        mem.save_note(
+            USER,
+            note(&format!("Lisbon trip {n}"), "Lisbon in May", &tags),
+        )
+        .await
+        .unwrap();
+    }
+    mem.read_later(
+        USER,
+        "https://example.com/alfama",
+        "Alfama walking guide",
+        // Whichever note ranks first, its first tag is in the filter.
+        vec!["n0t0".into(), "n1t0".into(), "n2t0".into()],
+    )
+    .await
+    .unwrap();
+    let block = mem.context_block(USER, "Lisbon trip in May").await.unwrap();
+    assert!(block.contains("Lisbon trip"), "{block}");
+    assert!(block.contains("Alfama walking guide"), "{block}");
+}
+
 #[tokio::test]
 async fn retention_is_scoped_and_dry_run_deletes_nothing() {
     let (mem, store, _) = memory_with(MemoryConfig::default());

@@ -1,4 +1,4 @@
-//! Plain types shared by all Steward crates: ids, chat messages, tool calls, usage,
+//! Plain types shared by all Steward crates: ids and validated values, chat messages, tool calls, usage,
 //! tool effects, inbound messages and the `TurnEvent` stream that surfaces project.
 //!
 //! Owns: the vocabulary. Does not own: any IO, storage, wire format of a model API,
@@ -14,6 +14,7 @@ mod request;
 pub mod secret_url;
 mod title;
 pub mod untrusted;
+mod values;
 
 pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};
 pub use event::{FailureKind, TurnEvent};
@@ -23,3 +24,7 @@ pub use memory::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, Quar
 pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};
 pub use request::{Replay, RequestKey, RequestKeyError};
 pub use title::{ConversationTitle, MAX_TITLE_CHARS, TitleError};
+pub use values::{
+    ActionId, FactKey, GrantId, MAX_FACT_KEY_LEN, MAX_OPAQUE_ID_LEN, MAX_TAG_LEN, MAX_TAGS,
+    MAX_TOOL_NAME_LEN, Problem, Tag, ToolName, TurnId, ValueError, ValueKind,
+};

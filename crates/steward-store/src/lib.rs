@@ -31,10 +31,7 @@ pub use memory_port::{
 pub use ports::{ConversationStore, ConversationSummary, HistoryItem, KvStore, Store};
 pub use sqlite::{SqliteStore, own_schema_names};
 pub use turn_requests_port::{TurnRequest, TurnRequestStore};
-pub use validate::memory::{
-    MAX_EMBEDDING_DIMS, MAX_FACT_KEY_LEN, MAX_MEMORY_TEXT_LEN, MAX_TAG_LEN, MAX_TAGS,
-    MAX_TITLE_LEN, MAX_URL_LEN,
-};
+pub use validate::memory::{MAX_EMBEDDING_DIMS, MAX_MEMORY_TEXT_LEN, MAX_TITLE_LEN, MAX_URL_LEN};
 pub use validate::{
     MAX_ID_LEN, MAX_KV_KEY_LEN, MAX_KV_VALUE_LEN, MAX_NAME_LEN, MAX_TEXT_LEN, NUL_REPLACEMENT,
     storable,

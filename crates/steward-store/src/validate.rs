@@ -6,7 +6,9 @@ mod approvals;
 pub(crate) mod memory;
 mod text;
 
-pub(crate) use approvals::{action, audit, grant, id, name, patch, score, text as free_text};
+pub(crate) use approvals::{
+    action, action_id, audit, grant, grant_id, id, patch, score, text as free_text, tool_name,
+};
 pub use text::{NUL_REPLACEMENT, storable};
 
 use crate::StoreError;
@@ -16,9 +18,11 @@ use steward_protocol::{Message, ToolCall};
 pub const MAX_KV_KEY_LEN: usize = 512;
 /// Longest accepted KV value, in bytes (1 MiB).
 pub const MAX_KV_VALUE_LEN: usize = 1024 * 1024;
-/// Longest accepted id (action, grant, trace, principal), in bytes.
+/// Longest accepted trace id, principal, payload hash or request key, in bytes (action,
+/// grant and turn ids follow `steward_protocol`'s rules).
 pub const MAX_ID_LEN: usize = 128;
-/// Longest accepted tool name, score name or audit event, in bytes.
+/// Longest accepted score name or audit event, in bytes (tool names follow
+/// `steward_protocol::ToolName`).
 pub const MAX_NAME_LEN: usize = 64;
 /// Longest accepted free text of an action or audit entry (arguments, preview, outcome,
 /// detail), in bytes (1 MiB).
@@ -92,7 +96,8 @@ pub(crate) fn no_nul(what: &str, text: &str) -> Result<(), StoreError> {
 /// A turn request as it is stored, or why it cannot be.
 pub(crate) fn turn_request(request: &crate::TurnRequest) -> Result<(), StoreError> {
     id("turn request key", &request.key)?;
-    id("turn request turn id", &request.turn_id)?;
+    steward_protocol::TurnId::parse(&request.turn_id)
+        .map_err(|e| StoreError::InvalidInput(e.to_string()))?;
     id("turn request fingerprint", &request.fingerprint)?;
     if let Some(outcome) = &request.outcome {
         free_text("turn request outcome", outcome)?;

@@ -280,3 +280,83 @@ async fn two_stores_on_one_file_see_each_others_vectors() {
     let left = nearest(&serve, [1.0, 0.1, 0.0]).await;
     assert_eq!(left, [refs[0], refs[1]]);
 }
+
+/// The store checks fact keys and tags by the one rule of `steward_protocol` on every write,
+/// but rows written under the older, looser store rule (keys of any text up to 256 bytes,
+/// tags up to 64 bytes of any text, 32 tags) must still load: listing, reading and editing
+/// other fields never re-checks what is already stored.
+#[tokio::test]
+async fn rows_stored_under_the_older_rules_still_load() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.upsert_fact("u", &fact("k", "v"), 1).await.unwrap();
+    let n = store.insert_note("u", &note("t", "b"), 1).await.unwrap();
+    let r = store
+        .add_read_later("u", "https://example.com", "", &["t".into()], 1)
+        .await
+        .unwrap();
+    let old_tags: Vec<String> = ["küche", &"t".repeat(48)]
+        .into_iter()
+        .map(str::to_owned)
+        .chain((0..20).map(|i| format!("tag{i}")))
+        .collect();
+    let json = serde_json::to_string(&old_tags).unwrap();
+    let raw = Connection::open(&path).unwrap();
+    raw.execute("UPDATE facts SET key = 'Trip/2024 Hotel'", [])
+        .unwrap();
+    raw.execute("UPDATE notes SET tags = ?1", [&json]).unwrap();
+    raw.execute("UPDATE read_later SET tags = ?1", [&json])
+        .unwrap();
+    raw.execute("UPDATE memory_docs SET tags = ?1", [&json])
+        .unwrap();
+
+    let facts = store.list_facts("u", 10, 0).await.unwrap();
+    assert_eq!(facts.len(), 1);
+    assert_eq!(facts[0].key, "Trip/2024 Hotel");
+    let listed = store
+        .list_notes("u", &MemoryFilter::default(), 10)
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].tags, old_tags);
+    assert_eq!(store.get_note(n.id).await.unwrap().unwrap().tags, old_tags);
+    let edit = steward_store::NoteEdit {
+        title: Some("renamed".into()),
+        ..Default::default()
+    };
+    let edited = store.update_note(n.id, &edit, 2).await.unwrap().unwrap();
+    assert_eq!(edited.title, "renamed");
+    assert_eq!(edited.tags, old_tags, "an edit of the title keeps the tags");
+    let items = store.list_read_later("u", &[], 10).await.unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].id, r.id);
+    assert_eq!(items[0].tags, old_tags);
+    let hits = store
+        .get_items(&[MemoryRef {
+            kind: MemoryKind::Note,
+            id: n.id,
+        }])
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 1);
+
+    // New writes follow the one rule.
+    let err = store
+        .upsert_fact("u", &fact("Trip/2024 Hotel", "v"), 3)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::InvalidInput(_)), "{err:?}");
+    let retag = steward_store::NoteEdit {
+        tags: Some(vec!["küche".into()]),
+        ..Default::default()
+    };
+    let err = store.update_note(n.id, &retag, 3).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        StoreError::InvalidInput(
+            "invalid tag: 1 to 32 of a-z, 0-9, _ and - (it has a character not allowed)".into()
+        )
+        .to_string()
+    );
+}

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use steward_protocol::{Effect, ToolCall, ToolSpec};
+use steward_protocol::{Effect, ToolCall, ToolName, ToolSpec};
 use tokio::task::JoinHandle;
 
 /// Per-call wall-clock limit unless `with_timeout` says otherwise.
@@ -28,7 +28,6 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 16 * 1024;
 /// Argument text longer than this is refused before parsing, so a runaway model cannot
 /// make us parse and check megabytes.
 pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
-const MAX_NAME_LEN: usize = 64;
 /// The group name of on-demand tools registered statically (sources use their label).
 pub(crate) const STATIC_GROUP: &str = "steward";
 
@@ -43,13 +42,13 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// Refuses names outside `[a-z0-9_]{1,64}` and parameter schemas outside the
-    /// supported subset (both as `InvalidArguments`).
+    /// Refuses names outside `steward_protocol::ToolName`'s rule and parameter schemas
+    /// outside the supported subset (both as `InvalidArguments`).
     pub(crate) fn new(tool: Arc<dyn Tool>, on_demand: bool) -> Result<Entry, ToolError> {
         let name = tool.name().to_owned();
-        if !valid_name(&name) {
+        if let Err(e) = ToolName::parse(&name) {
             return Err(ToolError::InvalidArguments(format!(
-                "tool name `{}` must match [a-z0-9_]{{1,{MAX_NAME_LEN}}}",
+                "tool `{}`: {e}",
                 echo(&name)
             )));
         }
@@ -450,26 +449,4 @@ impl<T> Drop for AbortOnDrop<T> {
 /// Names of the meta tools the registry builds itself; no tool or source may take them.
 fn reserved(name: &str) -> bool {
     name == index::LOAD_TOOLS || name == skills::READ_SKILL
-}
-
-fn valid_name(name: &str) -> bool {
-    (1..=MAX_NAME_LEN).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_checked() {
-        for good in ["a", "current_time", "x9_", &"a".repeat(64)] {
-            assert!(valid_name(good), "{good}");
-        }
-        for bad in ["", "Current", "a-b", "a b", "é", &"a".repeat(65)] {
-            assert!(!valid_name(bad), "{bad}");
-        }
-    }
 }

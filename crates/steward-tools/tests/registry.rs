@@ -110,6 +110,8 @@ fn bad_names_are_refused() {
     assert!(r.is_empty());
     assert!(r.register(tool("echo_2", Behaviour::Echo)).is_ok());
     assert!(r.get("echo_2").is_some() && r.get("echo").is_none());
+    let longest: &'static str = Box::leak("a".repeat(64).into_boxed_str());
+    assert!(r.register(tool(longest, Behaviour::Echo)).is_ok());
 }
 
 #[test]

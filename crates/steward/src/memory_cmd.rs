@@ -11,7 +11,7 @@ mod upkeep;
 
 use crate::config::{LoadedConfig, Settings};
 use crate::{app, memory_wiring};
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::Subcommand;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -229,37 +229,6 @@ fn origin(p: &Provenance) -> String {
             format!("tainted:{} (unconfirmed)", terminal_safe(&s))
         }
     }
-}
-
-fn check_key(key: &str) -> anyhow::Result<()> {
-    let ok = !key.is_empty()
-        && key.len() <= 64
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
-    if !ok {
-        bail!("invalid key {key:?}: use 1 to 64 of a-z, 0-9, _ and . (e.g. home.city)");
-    }
-    Ok(())
-}
-
-fn clean_tags(raw: Vec<String>) -> anyhow::Result<Vec<String>> {
-    let mut tags: Vec<String> = Vec::with_capacity(raw.len());
-    for tag in raw {
-        let tag = tag.trim().to_lowercase();
-        let ok = !tag.is_empty()
-            && tag.len() <= 32
-            && tag
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
-        if !ok {
-            bail!("invalid tag {tag:?}: use 1 to 32 of a-z, 0-9, _ and -");
-        }
-        if !tags.contains(&tag) {
-            tags.push(tag);
-        }
-    }
-    Ok(tags)
 }
 
 fn failure(message: impl std::fmt::Display) -> anyhow::Result<ExitCode> {

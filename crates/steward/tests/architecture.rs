@@ -1,6 +1,8 @@
 //! The layering of docs/ARCHITECTURE.md, enforced: a crate may depend only on crates in
 //! lower layers, the test kit never ships in production code, and every workspace crate
-//! has a place in the table (a new crate must be placed on purpose).
+//! has a place in the table (a new crate must be placed on purpose); only the resolve path
+//! changes an action's status; and each value rule (fact keys, tags, tool names, ids) lives
+//! only in `steward_protocol`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -181,4 +183,168 @@ fn only_resolve_changes_an_actions_status() {
             .unwrap();
     assert!(resolve.contains(".transition_action("));
     assert!(!may_write_action_status("steward-core/src/turn.rs"));
+}
+
+/// The value rules of `steward_protocol::values` (fact keys, tags, tool names, opaque ids) in
+/// the shapes their former copies took: a limit constant of the same name, or the rule's
+/// character class written out by hand. Each class is specific enough (the fact key's `.`, the
+/// tag's closing `-`) that it matches no unrelated check but the few listed in
+/// `OTHER_VALUES_WITH_THE_SAME_CLASS`.
+const VALUE_RULE_COPIES: &[(&str, &str)] = &[
+    ("const MAX_TAG_LEN", "a second tag length limit"),
+    ("const MAX_TAGS:", "a second tag count limit"),
+    ("const MAX_KEY_LEN", "a second fact-key length limit"),
+    ("const MAX_FACT_KEY_LEN", "a second fact-key length limit"),
+    ("const MAX_TOOL_LEN", "a second tool-name length limit"),
+    ("const MAX_TOOL_NAME_LEN", "a second tool-name length limit"),
+    ("const MAX_OPAQUE_ID_LEN", "a second id length limit"),
+    ("b == b'_' || b == b'.'", "a hand-rolled fact-key check"),
+    ("b == b'_' || b == b'-')", "a hand-rolled tag check"),
+    (
+        "b.is_ascii_digit() || b == b'_')",
+        "a hand-rolled tool-name check",
+    ),
+    (
+        "b.is_ascii_alphanumeric() || b == b'-')",
+        "a hand-rolled id check",
+    ),
+];
+
+/// Where the rules live.
+const VALUE_RULES_HOME: &str = "steward-protocol/src/values.rs";
+
+/// Other values that happen to share a rule's character class, each allowed exactly as many
+/// times as it is there today (a second occurrence in the same file is a copy).
+const OTHER_VALUES_WITH_THE_SAME_CLASS: &[(&str, &str, usize)] = &[
+    // User-defined provider names, `[a-z0-9_-]{1,32}`: a configuration name, not a tag.
+    ("steward/src/config/rules.rs", "b == b'_' || b == b'-')", 1),
+    // Skill names, `[a-z0-9][a-z0-9_-]{0,63}`.
+    (
+        "steward-tools/src/skills/parse.rs",
+        "b == b'_' || b == b'-')",
+        1,
+    ),
+    // MCP server names, `[a-z0-9_]{1,32}` without leading, trailing or double `_`.
+    (
+        "steward-mcp/src/spec.rs",
+        "b.is_ascii_digit() || b == b'_')",
+        1,
+    ),
+];
+
+fn value_rule_copies_in(rel: &str, text: &str) -> Vec<String> {
+    if rel == VALUE_RULES_HOME {
+        return Vec::new();
+    }
+    let mut bad = Vec::new();
+    for (pattern, what) in VALUE_RULE_COPIES {
+        let found = text.matches(pattern).count();
+        let allowed = OTHER_VALUES_WITH_THE_SAME_CLASS
+            .iter()
+            .filter(|(file, p, _)| *file == rel && p == pattern)
+            .map(|(_, _, n)| *n)
+            .sum::<usize>();
+        if found > allowed {
+            bad.push(format!("{rel}: {what} (`{pattern}`)"));
+        }
+    }
+    bad
+}
+
+fn value_rule_copies() -> Vec<String> {
+    let root = crates_dir();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut bad = Vec::new();
+    for file in files {
+        let rel = file
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel == "steward/tests/architecture.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        bad.extend(value_rule_copies_in(&rel, &text));
+    }
+    bad
+}
+
+#[test]
+fn each_value_rule_has_one_home() {
+    let bad = value_rule_copies();
+    assert!(
+        bad.is_empty(),
+        "value rules belong in {VALUE_RULES_HOME} (use FactKey, Tag, ToolName, ActionId, GrantId, TurnId and their parse); copies found:\n{}",
+        bad.join("\n")
+    );
+    // The home really holds the limits the patterns look for.
+    let home = std::fs::read_to_string(crates_dir().join(VALUE_RULES_HOME)).unwrap();
+    for name in [
+        "MAX_TAG_LEN",
+        "MAX_TAGS:",
+        "MAX_FACT_KEY_LEN",
+        "MAX_TOOL_NAME_LEN",
+    ] {
+        assert!(home.contains(&format!("pub const {name}")), "{name}");
+    }
+    // Every allowance still matches something: a stale one would hide a future copy.
+    for (file, pattern, n) in OTHER_VALUES_WITH_THE_SAME_CLASS {
+        let text = std::fs::read_to_string(crates_dir().join(file)).unwrap();
+        assert_eq!(text.matches(pattern).count(), *n, "{file}: `{pattern}`");
+    }
+}
+
+#[test]
+fn the_value_rule_check_catches_the_former_copies() {
+    // Guard against a checker that passes everything: the copies this check replaced, as
+    // they were written, are each caught.
+    let former = [
+        (
+            "steward-server/src/memory/mod.rs",
+            "const MAX_TAGS: usize = 20;\nconst MAX_TAG_LEN: usize = 32;",
+        ),
+        (
+            "steward/src/memory_cmd.rs",
+            ".all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');",
+        ),
+        (
+            "steward-tools/src/memory/mod.rs",
+            ".all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');",
+        ),
+        (
+            "steward-server/src/approvals/grants.rs",
+            ".all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');",
+        ),
+        (
+            "steward-server/src/approvals/mod.rs",
+            "raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');",
+        ),
+        (
+            "steward-store/src/validate/memory.rs",
+            "pub const MAX_FACT_KEY_LEN: usize = 256;",
+        ),
+    ];
+    for (rel, text) in former {
+        assert!(!value_rule_copies_in(rel, text).is_empty(), "{rel}: {text}");
+    }
+    // An allowed other value is allowed once, not twice.
+    let provider =
+        ".all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')";
+    assert!(value_rule_copies_in("steward/src/config/rules.rs", provider).is_empty());
+    let twice = format!("{provider}\n{provider}");
+    assert!(!value_rule_copies_in("steward/src/config/rules.rs", &twice).is_empty());
+    // Unrelated code that shares words with the rules is not caught.
+    for fine in [
+        "pub const MAX_KV_KEY_LEN: usize = 512;",
+        "if key.len() > MAX_KV_KEY_LEN {",
+        "Tag::normalise_strings(raw)",
+        "matches!(c, '\\'' | '-' | '_' | '.')",
+    ] {
+        assert!(
+            value_rule_copies_in("steward-x/src/y.rs", fine).is_empty(),
+            "{fine}"
+        );
+    }
 }

@@ -1,5 +1,6 @@
 //! Docs that must match the code: the configuration reference is generated from the field
-//! table, and the README's two set-up commands are the ones CI runs.
+//! table, the README's two set-up commands are the ones CI runs, and the key and tag rules the
+//! README states are the ones `steward_protocol` enforces.
 
 use std::path::Path;
 
@@ -59,4 +60,20 @@ fn ci_runs_the_readme_test_command() {
         "scripts/test runs every test"
     );
     assert!(readme.contains("cargo run --release -- serve"));
+}
+
+#[test]
+fn the_readme_states_the_key_and_tag_rules_in_force() {
+    use steward_protocol::{MAX_TAGS, ValueKind};
+    let readme = repo_file("README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for stated in [
+        format!("Fact keys are {}", ValueKind::FactKey.rule()),
+        format!("tags are {}", ValueKind::Tag.rule()),
+        format!("at most {MAX_TAGS} on a note"),
+    ] {
+        assert!(readme.contains(&stated), "README must say: {stated}");
+    }
 }

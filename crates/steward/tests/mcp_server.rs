@@ -1,6 +1,7 @@
 //! Steward's MCP server, end to end with the real binary: `steward mcp serve` over stdio
 //! (through steward-mcp's client, and raw JSON-RPC for the error paths) and `/mcp` on a real
-//! `steward serve` (through the client with the API token; 401 without it).
+//! `steward serve` (through the client with the API token; 401 without it); and the one tag
+//! rule held by every surface that takes tags (HTTP, the memory tool, MCP, the CLI).
 
 mod support;
 
@@ -347,4 +348,157 @@ async fn http_mcp_needs_the_token_and_serves_memory() {
     exercise(&mgr, "home").await;
     mgr.shutdown();
     assert!(!server.stderr_text().contains(TOKEN));
+}
+
+/// One tag rule on every surface that takes tags: the HTTP notes route, the `save_note`
+/// memory tool, the MCP server's `steward_save_note` and `steward_list_notes`, and the CLI
+/// refuse the same over-long tag and the same eleventh tag, with the same words (the rule's
+/// `ValueError`), and all accept the same tag at the length limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_surface_holds_tags_to_one_rule() {
+    use steward_protocol::{MAX_TAG_LEN, MAX_TAGS, Tag};
+    let dir = TempDir::new("one-tag-rule");
+    let mut cmd = base_command(dir.path());
+    cmd.env("STEWARD_API_TOKEN", TOKEN)
+        .env("STEWARD_EMBEDDER", "none");
+    let server = start_server(cmd);
+    let mut headers = BTreeMap::new();
+    headers.insert("Authorization".to_owned(), format!("Bearer {TOKEN}"));
+    let mut spec = ServerSpec::new(
+        "home",
+        Transport::Http {
+            url: server.url("/mcp"),
+            headers,
+        },
+    );
+    spec.timeout = Duration::from_secs(20);
+    let mgr = McpManager::start(vec![spec]);
+    connected(&mgr, "home").await;
+    let store: Arc<dyn steward_store::Store> =
+        Arc::new(SqliteStore::open(&dir.path().join("steward.db")).unwrap());
+    let memory = Arc::new(steward_memory::Memory::new(
+        store,
+        None,
+        steward_memory::MemoryConfig::default(),
+    ));
+    let save_note = steward_tools::memory_tools(memory, "owner".into())
+        .into_iter()
+        .find(|t| t.name() == "save_note")
+        .unwrap();
+
+    let longest = "b".repeat(MAX_TAG_LEN);
+    let too_long = "t".repeat(MAX_TAG_LEN + 1);
+    let too_many: Vec<String> = (0..=MAX_TAGS).map(|i| format!("t{i}")).collect();
+    let long_words = Tag::parse(&too_long).unwrap_err().to_string();
+    let many_words = Tag::normalise_all(&too_many).unwrap_err().to_string();
+    assert_eq!(many_words, format!("at most {MAX_TAGS} tags are allowed"));
+
+    // Each surface saves a note with `tags` and answers Ok or the text of its refusal.
+    let notes_url = server.url("/api/v1/notes");
+    let http = |tags: Vec<String>| {
+        let url = notes_url.clone();
+        async move {
+            let resp = client()
+                .post(url)
+                .bearer_auth(TOKEN)
+                .json(&json!({"title": "http", "body": "b", "tags": tags}))
+                .send()
+                .await
+                .unwrap();
+            let status = resp.status().as_u16();
+            let body: Value = resp.json().await.unwrap();
+            match status {
+                201 => Ok(()),
+                400 => Err(body["error"]["message"].as_str().unwrap().to_owned()),
+                other => panic!("HTTP {other}: {body}"),
+            }
+        }
+    };
+    let tool = |tags: Vec<String>| {
+        let t = Arc::clone(&save_note);
+        async move {
+            let args = json!({"title": "tool", "body": "b", "tags": tags});
+            t.validate(&args).map_err(|e| e.to_string())?;
+            t.run(args, &ctx())
+                .await
+                .map(drop)
+                .map_err(|e| e.to_string())
+        }
+    };
+    let mcp = |name: &'static str, tags: Vec<String>| {
+        let t = self::tool(&mgr, name);
+        async move {
+            let args = json!({"title": "mcp", "body": "b", "tags": tags});
+            let args = if name.ends_with("list_notes") {
+                json!({"tags": tags})
+            } else {
+                args
+            };
+            t.run(args, &ctx())
+                .await
+                .map(drop)
+                .map_err(|e| e.to_string())
+        }
+    };
+    let cli = |tags: Vec<String>| {
+        let mut cmd = base_command(dir.path());
+        cmd.env("STEWARD_EMBEDDER", "none")
+            .args(["memory", "note", "add", "--title", "cli", "b"]);
+        for t in &tags {
+            cmd.args(["--tag", t]);
+        }
+        let out = cmd.output().unwrap();
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    };
+
+    for (tags, words) in [
+        (vec![too_long.clone()], &long_words),
+        (too_many.clone(), &many_words),
+    ] {
+        let refusals = [
+            ("HTTP", http(tags.clone()).await),
+            ("memory tool", tool(tags.clone()).await),
+            (
+                "MCP save",
+                mcp("home__steward_save_note", tags.clone()).await,
+            ),
+            (
+                "MCP list",
+                mcp("home__steward_list_notes", tags.clone()).await,
+            ),
+            ("CLI", cli(tags.clone())),
+        ];
+        for (surface, got) in refusals {
+            let err = got.expect_err(surface);
+            assert!(
+                err.contains(words.as_str()),
+                "{surface}: {err:?} lacks {words:?}"
+            );
+        }
+    }
+    assert_eq!(http(vec![longest.clone()]).await, Ok(()));
+    assert_eq!(tool(vec![longest.clone()]).await, Ok(()));
+    let saved = mcp("home__steward_save_note", vec![longest.clone()]).await;
+    assert_eq!(saved, Ok(()));
+    assert_eq!(cli(vec![longest.clone()]), Ok(()));
+    let listed = self::tool(&mgr, "home__steward_list_notes")
+        .run(json!({"tags": [longest]}), &ctx())
+        .await
+        .unwrap();
+    for title in ["http", "tool", "mcp", "cli"] {
+        assert!(
+            listed.contains(&format!("{title}: b")),
+            "{title} missing: {listed}"
+        );
+    }
+    assert_eq!(
+        listed.lines().filter(|l| l.starts_with("[note ")).count(),
+        4,
+        "only the four accepted notes: {listed}"
+    );
+    mgr.shutdown();
 }

@@ -106,7 +106,11 @@ async fn fact_set_is_the_users_word() {
 
     let bad = steward(dir.path(), &["fact", "set", "Home City", "x"]);
     assert_eq!(bad.status.code(), Some(1));
-    assert!(stderr(&bad).contains("invalid key"), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("invalid fact key: 1 to 64 of a-z, 0-9, _ and ."),
+        "{}",
+        stderr(&bad)
+    );
     let usage = steward(dir.path(), &["fact", "set", "only.key"]);
     assert_eq!(usage.status.code(), Some(2), "clap usage error");
 }

@@ -15,13 +15,12 @@ use std::sync::Arc;
 use steward_memory::Memory;
 use steward_protocol::Effect;
 use steward_store::{MemoryFilter, MemoryStore};
+use steward_tools::memory::{tags_arg, tags_schema};
 use steward_tools::{OutputTrust, Tool, ToolContext, ToolError, ToolRegistry, memory_tools};
 
 /// Most items a listing returns.
 const MAX_LIST: usize = 50;
 const DEFAULT_LIST: usize = 20;
-const MAX_TAGS: usize = 10;
-const MAX_TAG_LEN: usize = 32;
 /// Characters of a note body shown in a listing.
 const SNIPPET: usize = 200;
 
@@ -120,7 +119,7 @@ impl Tool for ListNotes {
         json!({
             "type": "object",
             "properties": {
-                "tags": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": MAX_TAG_LEN}},
+                "tags": tags_schema(),
                 "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIST}
             },
             "additionalProperties": false
@@ -134,30 +133,11 @@ impl Tool for ListNotes {
         OutputTrust::Trusted
     }
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
-        let n = args
-            .get("tags")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        if n > MAX_TAGS {
-            return Err(ToolError::InvalidArguments(format!(
-                "at most {MAX_TAGS} tags are allowed"
-            )));
-        }
-        Ok(())
+        tags_arg(args).map(drop)
     }
     async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
-        let tags: Vec<String> = args
-            .get("tags")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(|t| t.trim().to_lowercase())
-                    .collect()
-            })
-            .unwrap_or_default();
         let filter = MemoryFilter {
-            tags,
+            tags: tags_arg(&args)?,
             ..MemoryFilter::default()
         };
         let notes = self

@@ -8,7 +8,9 @@
 use super::{ContextItem, Section, priority, render};
 use crate::memory::now_ms;
 use crate::{Memory, MemoryError, RecallMode, RecallOptions};
-use steward_protocol::{ConversationId, FactSource, MemoryKind, Provenance, Quarantine};
+use steward_protocol::{
+    ConversationId, FactSource, MAX_TAGS, MemoryKind, Provenance, Quarantine, Tag,
+};
 use steward_store::MemoryFilter;
 
 /// The context block for one turn, and the untrusted sources behind any tainted item it
@@ -124,8 +126,14 @@ impl Memory {
                 priority: priority::RELEVANT_NOTE,
                 text,
             });
+            // Only tags a filter may name: a note stored under an older rule may carry others
+            // (longer, non-ASCII), and a filter holds at most `MAX_TAGS`.
             for t in &it.tags {
-                if t != SUMMARY_TAG && !tags.contains(t) {
+                if t != SUMMARY_TAG
+                    && !tags.contains(t)
+                    && tags.len() < MAX_TAGS
+                    && Tag::parse(t).is_ok()
+                {
                     tags.push(t.clone());
                 }
             }

@@ -33,7 +33,7 @@ pub(crate) async fn confirm(
 ) -> Result<Response, ApiError> {
     let id = action_id(path)?;
     let revision = shown_revision(&headers, body)?;
-    decide(&state, &id, Decision::Confirm { revision }).await
+    decide(&state, id.as_str(), Decision::Confirm { revision }).await
 }
 
 #[derive(Deserialize)]
@@ -85,7 +85,7 @@ pub(crate) async fn cancel(
 ) -> Result<Response, ApiError> {
     let id = action_id(path)?;
     no_fields(&headers, body)?;
-    decide(&state, &id, Decision::Cancel).await
+    decide(&state, id.as_str(), Decision::Cancel).await
 }
 
 /// Ask for an edit in words: the next message in the action's conversation describes the
@@ -100,7 +100,7 @@ pub(crate) async fn request_edit(
     no_fields(&headers, body)?;
     let action = state
         .approvals
-        .request_edit(&id, Principal::owner(), Surface::Http)
+        .request_edit(id.as_str(), Principal::owner(), Surface::Http)
         .await
         .map_err(desk_error)?;
     Ok(Json(view(state.approvals.as_ref(), &action)).into_response())
@@ -129,7 +129,7 @@ pub(crate) async fn revise(
     let decision = Decision::Revise {
         arguments: req.arguments,
     };
-    decide(&state, &id, decision).await
+    decide(&state, id.as_str(), decision).await
 }
 
 /// Cancel and edit take no input: an empty body or `{}`. Anything more is refused rather

@@ -1,7 +1,8 @@
 //! The approval routes: listing and showing pending actions (`/api/v1/approvals`), deciding
 //! them (`decide.rs`) and managing grants (`grants.rs`).
 //!
-//! Owns: id validation, the `{"action","card"}` view, mapping `ApprovalError` to HTTP.
+//! Owns: id validation (by `steward_protocol`'s `ActionId` and `GrantId`), the
+//! `{"action","card"}` view, mapping `ApprovalError` to HTTP.
 //! Does not own: the decision itself — every confirm, cancel or revise goes through
 //! `ApprovalDesk::resolve`, never around it — or how cards are rendered (steward-core).
 
@@ -13,7 +14,7 @@ pub(crate) use grants::{create_grant, list_grants, revoke_grant};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::trace::record_action;
+use crate::trace::{record_action, record_grant};
 use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
@@ -21,10 +22,7 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use steward_core::{ApprovalDesk, ApprovalError};
-use steward_protocol::{ActionStatus, PendingAction};
-
-/// Longest accepted action or grant id, in bytes.
-const MAX_ID_LEN: usize = 128;
+use steward_protocol::{ActionId, ActionStatus, GrantId, PendingAction, ValueError, ValueKind};
 
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 500;
@@ -32,28 +30,31 @@ const MAX_LIMIT: usize = 500;
 const VALID_STATUSES: &str =
     "pending, confirmed, running, executed, failed, cancelled, expired, all";
 
-/// An action or grant id from the path: 1..=128 of `[A-Za-z0-9-]`. Anything else is
-/// refused before the desk sees it, so hostile ids never reach storage or logs.
-fn parse_id(path: Result<Path<String>, PathRejection>, what: &str) -> Result<String, ApiError> {
+/// An id from the path by `parse` (`steward_protocol`'s `ActionId` or `GrantId` rule).
+/// Anything else is refused before the desk sees it, so hostile ids never reach storage or
+/// logs.
+fn parse_id<T>(
+    path: Result<Path<String>, PathRejection>,
+    kind: ValueKind,
+    parse: fn(&str) -> Result<T, ValueError>,
+) -> Result<T, ApiError> {
     let Ok(Path(raw)) = path else {
-        return Err(ApiError::bad_request(format!("invalid {what} id")));
+        return Err(ApiError::bad_request(ValueError::rule_message(kind)));
     };
-    let ok = !raw.is_empty()
-        && raw.len() <= MAX_ID_LEN
-        && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    if ok {
-        Ok(raw)
-    } else {
-        Err(ApiError::bad_request(format!(
-            "invalid {what} id: 1 to {MAX_ID_LEN} letters, digits or -"
-        )))
-    }
+    parse(&raw).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
 /// A validated action id, recorded on the request span.
-fn action_id(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
-    let id = parse_id(path, "action")?;
-    record_action(&id);
+fn action_id(path: Result<Path<String>, PathRejection>) -> Result<ActionId, ApiError> {
+    let id = parse_id(path, ValueKind::ActionId, ActionId::parse)?;
+    record_action(id.as_str());
+    Ok(id)
+}
+
+/// A validated grant id, recorded on the request span.
+fn grant_id(path: Result<Path<String>, PathRejection>) -> Result<GrantId, ApiError> {
+    let id = parse_id(path, ValueKind::GrantId, GrantId::parse)?;
+    record_grant(id.as_str());
     Ok(id)
 }
 
@@ -135,7 +136,7 @@ pub(crate) async fn get_one(
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let id = action_id(path)?;
-    match state.approvals.get(&id).await.map_err(desk_error)? {
+    match state.approvals.get(id.as_str()).await.map_err(desk_error)? {
         Some(action) => Ok(Json(view(state.approvals.as_ref(), &action))),
         None => Err(desk_error(ApprovalError::NotFound)),
     }
@@ -144,15 +145,16 @@ pub(crate) async fn get_one(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use steward_protocol::MAX_OPAQUE_ID_LEN;
 
-    fn id(raw: &str) -> Result<String, ApiError> {
-        parse_id(Ok(Path(raw.to_owned())), "action")
+    fn id(raw: &str) -> Result<ActionId, ApiError> {
+        action_id(Ok(Path(raw.to_owned())))
     }
 
     #[test]
     fn ids_are_short_ascii_words() {
         assert!(id("0f8e-AB12").is_ok());
-        assert!(id(&"a".repeat(MAX_ID_LEN)).is_ok());
+        assert!(id(&"a".repeat(MAX_OPAQUE_ID_LEN)).is_ok());
         for bad in [
             "",
             "../x",
@@ -170,7 +172,7 @@ mod tests {
                 "{bad:?}"
             );
         }
-        assert!(id(&"a".repeat(MAX_ID_LEN + 1)).is_err());
+        assert!(id(&"a".repeat(MAX_OPAQUE_ID_LEN + 1)).is_err());
     }
 
     #[test]

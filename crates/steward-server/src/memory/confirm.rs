@@ -29,7 +29,11 @@ pub(crate) async fn confirm_fact(
 ) -> Result<Json<Value>, ApiError> {
     let memory = memory_of(&state)?;
     let key = fact_key(path)?;
-    let Some(fact) = memory.get_fact(OWNER, &key).await.map_err(memory_error)? else {
+    let Some(fact) = memory
+        .get_fact(OWNER, key.as_str())
+        .await
+        .map_err(memory_error)?
+    else {
         return Err(not_unconfirmed("fact"));
     };
     let r = MemoryRef {

@@ -68,7 +68,7 @@ pub(crate) async fn put_fact(
     let req: SetFact = parse_json(&headers, body)?;
     check_field("value", &req.value, MAX_FACT_VALUE_BYTES)?;
     let fact = memory
-        .user_set_fact(OWNER, &key, req.value.trim())
+        .user_set_fact(OWNER, key.as_str(), req.value.trim())
         .await
         .map_err(memory_error)?;
     Ok(Json(json!({"fact": fact})))
@@ -81,7 +81,7 @@ pub(crate) async fn delete_fact(
     let memory = memory_of(&state)?;
     let key = fact_key(path)?;
     if memory
-        .forget_fact(OWNER, &key)
+        .forget_fact(OWNER, key.as_str())
         .await
         .map_err(memory_error)?
     {

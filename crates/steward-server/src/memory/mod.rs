@@ -1,10 +1,10 @@
 //! The memory routes: facts (`/api/v1/facts`), notes (`/api/v1/notes`) and search
 //! (`/api/v1/memory/search`), all bearer-protected like every `/api` route.
 //!
-//! Owns: validating keys, ids, sizes and query parameters before the memory sees them, and
-//! mapping `MemoryError` to HTTP (storage details stay in the server log). Does not own: source
-//! trust, the quality gate or ranking (`steward_memory::Memory`), or who the user is (every
-//! authenticated caller is the owner).
+//! Owns: validating keys and tags (by `steward_protocol`'s rules), ids, sizes and query
+//! parameters before the memory sees them, and mapping `MemoryError` to HTTP (storage details
+//! stay in the server log). Does not own: source trust, the quality gate or ranking
+//! (`steward_memory::Memory`), or who the user is (every authenticated caller is the owner).
 
 mod confirm;
 mod facts;
@@ -23,17 +23,11 @@ use axum::extract::rejection::PathRejection;
 use axum::http::StatusCode;
 use std::sync::Arc;
 use steward_memory::{Memory, MemoryError};
+use steward_protocol::{FactKey, Tag, ValueError, ValueKind};
 use steward_store::StoreError;
 
 /// The only principal the API knows for now.
 const OWNER: &str = "owner";
-/// Longest fact key; keys are `[a-z0-9_.]`.
-pub const MAX_KEY_LEN: usize = 64;
-/// Most tags on a note.
-const MAX_TAGS: usize = 20;
-/// Longest tag; tags are `[a-z0-9_-]`.
-const MAX_TAG_LEN: usize = 32;
-
 /// The memory, or 503 when the binary runs without one.
 fn memory_of(state: &AppState) -> Result<&Arc<Memory>, ApiError> {
     state.memory.as_ref().ok_or_else(|| {
@@ -45,23 +39,14 @@ fn memory_of(state: &AppState) -> Result<&Arc<Memory>, ApiError> {
     })
 }
 
-/// A fact key from the path: 1..=64 of `[a-z0-9_.]`.
-fn fact_key(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+/// A fact key from the path, by `steward_protocol::FactKey`'s rule.
+fn fact_key(path: Result<Path<String>, PathRejection>) -> Result<FactKey, ApiError> {
     let Ok(Path(key)) = path else {
-        return Err(bad_key());
+        return Err(ApiError::bad_request(ValueError::rule_message(
+            ValueKind::FactKey,
+        )));
     };
-    let ok = !key.is_empty()
-        && key.len() <= MAX_KEY_LEN
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.');
-    if ok { Ok(key) } else { Err(bad_key()) }
-}
-
-fn bad_key() -> ApiError {
-    ApiError::bad_request(format!(
-        "invalid fact key: 1 to {MAX_KEY_LEN} of a-z, 0-9, _ and ."
-    ))
+    FactKey::parse(&key).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
 /// A note id from the path: a positive decimal integer.
@@ -79,31 +64,10 @@ fn note_id(path: Result<Path<String>, PathRejection>) -> Result<i64, ApiError> {
     }
 }
 
-/// Tags lowercased and trimmed, duplicates dropped; each 1..=32 of `[a-z0-9_-]`.
+/// Tags by `steward_protocol::Tag::normalise_all`: trimmed, lowercased, duplicates dropped,
+/// each the tag rule, at most `MAX_TAGS`.
 fn clean_tags(raw: Vec<String>) -> Result<Vec<String>, ApiError> {
-    if raw.len() > MAX_TAGS {
-        return Err(ApiError::bad_request(format!(
-            "at most {MAX_TAGS} tags are allowed"
-        )));
-    }
-    let mut tags: Vec<String> = Vec::with_capacity(raw.len());
-    for tag in raw {
-        let tag = tag.trim().to_lowercase();
-        let ok = !tag.is_empty()
-            && tag.len() <= MAX_TAG_LEN
-            && tag
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
-        if !ok {
-            return Err(ApiError::bad_request(format!(
-                "invalid tag: 1 to {MAX_TAG_LEN} of a-z, 0-9, _ and -"
-            )));
-        }
-        if !tags.contains(&tag) {
-            tags.push(tag);
-        }
-    }
-    Ok(tags)
+    Tag::normalise_strings(raw).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
 /// `limit` from the query string: absent → `default`, else 1..=`max`.
@@ -163,7 +127,10 @@ mod tests {
 
     #[test]
     fn keys_and_ids_are_checked() {
-        assert_eq!(fact_key(path("home.city_2")).unwrap(), "home.city_2");
+        assert_eq!(
+            fact_key(path("home.city_2")).unwrap().as_str(),
+            "home.city_2"
+        );
         for bad in ["", "Home", "a b", "a/b", "é", &"a".repeat(65)] {
             assert!(fact_key(path(bad)).is_err(), "{bad:?}");
         }
@@ -179,7 +146,10 @@ mod tests {
         assert_eq!(tags, ["work", "a-b_c"]);
         assert!(clean_tags(vec!["a b".into()]).is_err());
         assert!(clean_tags(vec!["".into()]).is_err());
-        assert!(clean_tags(vec!["x".into(); MAX_TAGS + 1]).is_err());
+        let many: Vec<String> = (0..=steward_protocol::MAX_TAGS)
+            .map(|i| i.to_string())
+            .collect();
+        assert!(clean_tags(many).is_err());
     }
 
     #[test]

@@ -5,12 +5,30 @@
 //! refused, so recording a tool's result cannot fail on what the tool printed. Identifiers and
 //! the hash-bound payload (tool, arguments) are refused instead: rewriting them would break
 //! what an approval binds to. Like the rest of `validate`, messages name the field and the
-//! problem but never echo the text: arguments and outcomes may hold secrets.
+//! problem but never echo the text: arguments and outcomes may hold secrets. Action and grant
+//! ids and tool names follow `steward_protocol::{ActionId, GrantId, ToolName}`, the rule
+//! every surface uses.
 
 use super::text::{storable, storable_within};
 use super::{MAX_ID_LEN, MAX_NAME_LEN, MAX_TEXT_LEN, no_nul};
 use crate::{ActionPatch, AuditEntry, Score, StoreError};
-use steward_protocol::{Grant, PendingAction};
+use steward_protocol::{ActionId, Grant, GrantId, PendingAction, ToolName, ValueError};
+
+fn refused(err: ValueError) -> StoreError {
+    StoreError::InvalidInput(err.to_string())
+}
+
+pub(crate) fn action_id(raw: &str) -> Result<(), StoreError> {
+    ActionId::parse(raw).map(drop).map_err(refused)
+}
+
+pub(crate) fn grant_id(raw: &str) -> Result<(), StoreError> {
+    GrantId::parse(raw).map(drop).map_err(refused)
+}
+
+pub(crate) fn tool_name(raw: &str) -> Result<(), StoreError> {
+    ToolName::parse(raw).map(drop).map_err(refused)
+}
 
 fn bounded(what: &str, text: &str, min: usize, max: usize) -> Result<(), StoreError> {
     if text.len() < min {
@@ -25,13 +43,13 @@ fn bounded(what: &str, text: &str, min: usize, max: usize) -> Result<(), StoreEr
     no_nul(what, text)
 }
 
-/// Action, grant, trace and principal ids, and payload hashes.
+/// Trace and principal ids, payload hashes and request keys.
 pub(crate) fn id(what: &str, text: &str) -> Result<(), StoreError> {
     bounded(what, text, 1, MAX_ID_LEN)
 }
 
-/// Tool names, score names, audit events.
-pub(crate) fn name(what: &str, text: &str) -> Result<(), StoreError> {
+/// Score names, audit events.
+fn name(what: &str, text: &str) -> Result<(), StoreError> {
     bounded(what, text, 1, MAX_NAME_LEN)
 }
 
@@ -46,8 +64,8 @@ fn kept(text: &str) -> String {
 
 /// The action as it is stored, or why it cannot be.
 pub(crate) fn action(action: &PendingAction) -> Result<PendingAction, StoreError> {
-    id("action id", &action.id)?;
-    name("action tool", &action.tool)?;
+    action_id(&action.id)?;
+    tool_name(&action.tool)?;
     text("action arguments", &action.arguments)?;
     id("action payload hash", &action.payload_hash)?;
     id("action trace id", &action.trace_id)?;
@@ -61,7 +79,7 @@ pub(crate) fn action(action: &PendingAction) -> Result<PendingAction, StoreError
 
 /// The entry as it is stored, or why it cannot be.
 pub(crate) fn audit(entry: &AuditEntry) -> Result<AuditEntry, StoreError> {
-    id("audit action id", &entry.action_id)?;
+    action_id(&entry.action_id)?;
     id("audit principal", &entry.principal.0)?;
     name("audit event", &entry.event)?;
     let entry = AuditEntry {
@@ -109,15 +127,15 @@ pub(crate) fn score(score: &Score) -> Result<(), StoreError> {
         // SQLite would store NaN as NULL; infinities mean a bug upstream either way.
         return Err(StoreError::InvalidInput("score value is not finite".into()));
     }
-    if let Some(action_id) = &score.action_id {
-        id("score action id", action_id)?;
+    if let Some(id) = &score.action_id {
+        action_id(id)?;
     }
     Ok(())
 }
 
 pub(crate) fn grant(grant: &Grant) -> Result<(), StoreError> {
-    id("grant id", &grant.id)?;
-    name("grant tool", &grant.tool)?;
+    grant_id(&grant.id)?;
+    tool_name(&grant.tool)?;
     id("grant principal", &grant.principal.0)
 }
 

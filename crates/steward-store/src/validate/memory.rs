@@ -1,23 +1,20 @@
 //! Input limits for remembered rows (facts, notes, read-later, learnings, intentions, vectors),
 //! and the plain-text → search-token rule, so every adapter refuses and searches alike. Like the
 //! rest of `validate`, messages name the field and the problem but never echo the text.
+//!
+//! Fact keys and tags follow `steward_protocol::{FactKey, Tag}` (the one rule every surface
+//! uses); only writes and lookups by value are checked, so rows stored under an older, looser
+//! rule still load.
 
 use super::{MAX_ID_LEN, no_nul};
 use crate::{MemoryFilter, NewFact, NoteEdit, StoreError};
-use steward_protocol::Provenance;
-
-/// Longest fact key, in bytes.
-pub const MAX_FACT_KEY_LEN: usize = 256;
+use steward_protocol::{FactKey, Provenance, Tag, ValueError};
 /// Longest title (note, read-later), in bytes.
 pub const MAX_TITLE_LEN: usize = 1024;
 /// Longest url, in bytes.
 pub const MAX_URL_LEN: usize = 8 * 1024;
 /// Longest fact value, note body, learning or intention text, in bytes (256 KiB).
 pub const MAX_MEMORY_TEXT_LEN: usize = 256 * 1024;
-/// Most tags on one row or in one filter.
-pub const MAX_TAGS: usize = 32;
-/// Longest tag, in bytes.
-pub const MAX_TAG_LEN: usize = 64;
 /// Most dimensions of a stored or searched vector.
 pub const MAX_EMBEDDING_DIMS: usize = 8192;
 /// Search queries keep at most this many distinct tokens...
@@ -46,13 +43,18 @@ pub(crate) fn model_id(model_id: &str) -> Result<(), StoreError> {
     bounded("embedding model id", model_id, 1, MAX_ID_LEN)
 }
 
-pub(crate) fn fact_key(key: &str) -> Result<(), StoreError> {
-    bounded("fact key", key, 1, MAX_FACT_KEY_LEN)
+fn refused(err: ValueError) -> StoreError {
+    StoreError::InvalidInput(err.to_string())
 }
 
-/// A prefix follows the key rules and must not be empty: broad sweeps delete the wrong rows.
+pub(crate) fn fact_key(key: &str) -> Result<(), StoreError> {
+    FactKey::parse(key).map(drop).map_err(refused)
+}
+
+/// A prefix follows the key rule (so it holds no pattern characters) and must not be empty:
+/// broad sweeps delete the wrong rows.
 pub(crate) fn fact_prefix(prefix: &str) -> Result<(), StoreError> {
-    bounded("fact key prefix", prefix, 1, MAX_FACT_KEY_LEN)
+    fact_key(prefix)
 }
 
 pub(crate) fn title(what: &str, title: &str) -> Result<(), StoreError> {
@@ -96,23 +98,10 @@ pub(crate) fn provenance(p: &Provenance) -> Result<(), StoreError> {
     }
 }
 
-/// Trimmed, duplicates dropped (first occurrence kept), each 1..=64 bytes, at most 32.
-pub(crate) fn tags(what: &str, tags: &[String]) -> Result<Vec<String>, StoreError> {
-    let mut out: Vec<String> = Vec::with_capacity(tags.len());
-    for (i, tag) in tags.iter().enumerate() {
-        let tag = tag.trim();
-        bounded(&format!("{what} {i}"), tag, 1, MAX_TAG_LEN)?;
-        if !out.iter().any(|t| t == tag) {
-            out.push(tag.to_owned());
-        }
-    }
-    if out.len() > MAX_TAGS {
-        return Err(StoreError::InvalidInput(format!(
-            "{what}: {} tags; the limit is {MAX_TAGS}",
-            out.len()
-        )));
-    }
-    Ok(out)
+/// Tags as `Tag::normalise_all` keeps them: trimmed, lowercased, duplicates dropped (first
+/// kept), each `Tag`'s rule, at most `MAX_TAGS`.
+pub(crate) fn tags(tags: &[String]) -> Result<Vec<String>, StoreError> {
+    Tag::normalise_strings(tags).map_err(refused)
 }
 
 pub(crate) fn note_edit(edit: &NoteEdit) -> Result<Option<Vec<String>>, StoreError> {
@@ -122,10 +111,7 @@ pub(crate) fn note_edit(edit: &NoteEdit) -> Result<Option<Vec<String>>, StoreErr
     if let Some(b) = &edit.body {
         text("note body", b, 0)?;
     }
-    edit.tags
-        .as_deref()
-        .map(|t| tags("note tag", t))
-        .transpose()
+    edit.tags.as_deref().map(tags).transpose()
 }
 
 /// The filter with its tags normalised like stored tags (so they compare equal).
@@ -135,7 +121,7 @@ pub(crate) fn filter(filter: &MemoryFilter) -> Result<MemoryFilter, StoreError> 
     kinds.dedup();
     Ok(MemoryFilter {
         kinds,
-        tags: tags("filter tag", &filter.tags)?,
+        tags: tags(&filter.tags)?,
         since_ms: filter.since_ms,
         until_ms: filter.until_ms,
     })
@@ -200,7 +186,7 @@ fn words(query: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use steward_protocol::FactSource;
+    use steward_protocol::{FactSource, MAX_FACT_KEY_LEN, MAX_TAG_LEN, MAX_TAGS};
 
     fn fact(key: &str, value: &str, confidence: f32) -> NewFact {
         NewFact {
@@ -220,6 +206,10 @@ mod tests {
         assert!(super::fact(&fact("", "v", 1.0)).is_err());
         assert!(super::fact(&fact(&"k".repeat(MAX_FACT_KEY_LEN), "v", 0.5)).is_ok());
         assert!(super::fact(&fact(&"k".repeat(MAX_FACT_KEY_LEN + 1), "v", 0.5)).is_err());
+        assert!(
+            super::fact(&fact("Home City", "v", 0.5)).is_err(),
+            "the key rule"
+        );
         for bad in [f32::NAN, f32::INFINITY, -0.1, 1.01] {
             assert!(super::fact(&fact("k", "v", bad)).is_err(), "{bad}");
         }
@@ -232,15 +222,14 @@ mod tests {
     #[test]
     fn tags_are_trimmed_deduplicated_and_bounded() {
         let t = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            tags("tag", &t(&[" a ", "b", "a", "b "])).unwrap(),
-            t(&["a", "b"])
-        );
-        assert!(tags("tag", &t(&["  "])).is_err());
-        assert!(tags("tag", &t(&[&"x".repeat(MAX_TAG_LEN + 1)])).is_err());
+        assert_eq!(tags(&t(&[" a ", "b", "A", "b "])).unwrap(), t(&["a", "b"]));
+        assert!(tags(&t(&["  "])).is_err());
+        assert!(tags(&t(&[&"x".repeat(MAX_TAG_LEN)])).is_ok());
+        assert!(tags(&t(&[&"x".repeat(MAX_TAG_LEN + 1)])).is_err());
+        assert!(tags(&t(&["two words"])).is_err(), "the tag rule");
         let many: Vec<String> = (0..=MAX_TAGS).map(|i| i.to_string()).collect();
-        assert!(tags("tag", &many).is_err());
-        assert!(tags("tag", &many[..MAX_TAGS]).is_ok());
+        assert!(tags(&many).is_err());
+        assert!(tags(&many[..MAX_TAGS]).is_ok());
     }
 
     #[test]

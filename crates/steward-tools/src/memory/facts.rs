@@ -4,11 +4,11 @@
 //! Does not own source trust: the store refuses to overwrite a user's own fact.
 
 use super::render::one_line;
-use super::{MAX_KEY_LEN, MAX_VALUE_CHARS, Shared, check_key, memory_error, written_by_model};
+use super::{MAX_VALUE_CHARS, Shared, check_key, memory_error, written_by_model};
 use crate::builtins::str_arg;
 use crate::{OutputTrust, Reach, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
-use steward_protocol::{Effect, FactSource};
+use steward_protocol::{Effect, FactSource, MAX_FACT_KEY_LEN, ValueKind};
 use steward_store::{FactWrite, NewFact};
 
 /// What the model's own claims are worth: above the gate's floor, below a user's word.
@@ -31,8 +31,10 @@ impl Tool for Remember {
         json!({
             "type": "object",
             "properties": {
-                "key": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LEN,
-                        "description": "a-z, 0-9, _ and ., e.g. \"diet.allergies\""},
+                "key": {"type": "string", "minLength": 1, "maxLength": MAX_FACT_KEY_LEN,
+                        "description": format!(
+                            "{}, e.g. \"diet.allergies\"", ValueKind::FactKey.rule()
+                        )},
                 "value": {"type": "string", "minLength": 1, "maxLength": MAX_VALUE_CHARS}
             },
             "required": ["key", "value"],
@@ -69,10 +71,10 @@ impl Tool for Remember {
     }
 
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let key = str_arg(&args, "key")?;
+        let key = check_key(str_arg(&args, "key")?)?;
         let value = str_arg(&args, "value")?.trim();
         let fact = NewFact {
-            key: key.to_owned(),
+            key: key.into_string(),
             value: value.to_owned(),
             // The model saying so is a claim, not the user's word: it never outranks what the
             // user set themselves.
@@ -116,7 +118,7 @@ impl Tool for Forget {
         json!({
             "type": "object",
             "properties": {
-                "key": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LEN}
+                "key": {"type": "string", "minLength": 1, "maxLength": MAX_FACT_KEY_LEN}
             },
             "required": ["key"],
             "additionalProperties": false
@@ -132,15 +134,15 @@ impl Tool for Forget {
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
-        check_key(str_arg(args, "key")?)
+        check_key(str_arg(args, "key")?).map(drop)
     }
 
     async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
-        let key = str_arg(&args, "key")?;
+        let key = check_key(str_arg(&args, "key")?)?;
         let gone = self
             .0
             .memory
-            .forget_fact(&self.0.user, key)
+            .forget_fact(&self.0.user, key.as_str())
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         if gone {

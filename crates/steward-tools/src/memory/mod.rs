@@ -2,7 +2,8 @@
 //! `read_later` (all `Effect::Memory` or `Read`: no approval) and `forget`
 //! (`Effect::Destructive`: the approval gate in steward-core asks first).
 //!
-//! Owns: the tools' schemas, argument checks (key, tag and URL formats, size caps), the
+//! Owns: the tools' schemas, argument checks (URL formats, size caps; keys and tags by
+//! `steward_protocol`'s `FactKey` and `Tag`), the
 //! provenance a model-made write carries, and the compact, token-cheap text of their results.
 //! Does not own: source trust or the quality gate (`steward_memory::Memory` and the store
 //! enforce those), recall ranking, or approval policy.
@@ -16,14 +17,13 @@ use crate::{Tool, ToolError};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use steward_memory::{Memory, MemoryError};
+use steward_protocol::{FactKey, MAX_TAGS, Tag, ValueKind};
 use steward_store::StoreError;
 
 pub use facts::{Forget, Remember};
 pub use notes::{ReadLaterTool, SaveNote};
 pub use recall::{Recall, SearchNotes};
 
-/// Longest fact key; keys are `[a-z0-9_.]`, so this is also a byte count.
-pub const MAX_KEY_LEN: usize = 64;
 /// Longest fact value the model may store, in characters.
 pub const MAX_VALUE_CHARS: usize = 500;
 /// Longest note title, in characters.
@@ -34,10 +34,6 @@ pub const MAX_BODY_CHARS: usize = 20_000;
 pub const MAX_QUERY_CHARS: usize = 500;
 /// Longest URL accepted by `read_later`, in bytes.
 pub const MAX_URL_LEN: usize = 2_048;
-/// Most tags on one note or read-later item.
-pub const MAX_TAGS: usize = 10;
-/// Longest tag; tags are `[a-z0-9_-]`.
-pub const MAX_TAG_LEN: usize = 32;
 /// Most hits a recall or search tool returns (the memory caps further at its recall_max).
 pub const MAX_HITS: usize = 20;
 /// Hits when the model does not say.
@@ -68,61 +64,30 @@ pub(crate) struct Shared {
     pub(crate) user: Arc<str>,
 }
 
-/// Is `key` a valid fact key: 1..=64 of `[a-z0-9_.]`?
-pub fn valid_key(key: &str) -> bool {
-    !key.is_empty()
-        && key.len() <= MAX_KEY_LEN
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
+/// `key` by the fact-key rule (`steward_protocol::FactKey`), in the rule's own words.
+pub(crate) fn check_key(key: &str) -> Result<FactKey, ToolError> {
+    FactKey::parse(key).map_err(|e| {
+        ToolError::InvalidArguments(format!("argument `key`: {e} (e.g. \"home.city\")"))
+    })
 }
 
-pub(crate) fn check_key(key: &str) -> Result<(), ToolError> {
-    if valid_key(key) {
-        Ok(())
-    } else {
-        Err(ToolError::InvalidArguments(format!(
-            "argument `key` must be 1 to {MAX_KEY_LEN} of a-z, 0-9, _ and . (e.g. \"home.city\")"
-        )))
-    }
-}
-
-/// Tags are lowercased and trimmed; each must then be 1..=32 of `[a-z0-9_-]`.
-pub(crate) fn tags_arg(args: &Value) -> Result<Vec<String>, ToolError> {
+/// The optional `tags` argument by the tag rule (`steward_protocol::Tag::normalise_all`):
+/// trimmed, lowercased, duplicates dropped, at most `MAX_TAGS`. Every tool that takes tags
+/// (the MCP server's `steward_list_notes` too) reads them here.
+pub fn tags_arg(args: &Value) -> Result<Vec<String>, ToolError> {
     let Some(raw) = args.get("tags") else {
         return Ok(Vec::new());
     };
-    let Some(items) = raw.as_array() else {
+    let items: Option<Vec<&str>> = raw
+        .as_array()
+        .and_then(|items| items.iter().map(Value::as_str).collect());
+    let Some(items) = items else {
         return Err(ToolError::InvalidArguments(
             "argument `tags` must be an array of strings".to_owned(),
         ));
     };
-    if items.len() > MAX_TAGS {
-        return Err(ToolError::InvalidArguments(format!(
-            "at most {MAX_TAGS} tags are allowed"
-        )));
-    }
-    let mut tags: Vec<String> = Vec::with_capacity(items.len());
-    for item in items {
-        let tag = item
-            .as_str()
-            .map(|s| s.trim().to_lowercase())
-            .unwrap_or_default();
-        let ok = !tag.is_empty()
-            && tag.len() <= MAX_TAG_LEN
-            && tag
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
-        if !ok {
-            return Err(ToolError::InvalidArguments(format!(
-                "each tag must be 1 to {MAX_TAG_LEN} of a-z, 0-9, _ and -"
-            )));
-        }
-        if !tags.contains(&tag) {
-            tags.push(tag);
-        }
-    }
-    Ok(tags)
+    Tag::normalise_strings(items)
+        .map_err(|e| ToolError::InvalidArguments(format!("argument `tags`: {e}")))
 }
 
 /// The provenance of text the model writes in `ctx`'s turn: the assistant's, or tainted
@@ -149,9 +114,15 @@ pub(crate) fn limit_arg(args: &Value) -> usize {
         .unwrap_or(DEFAULT_HITS)
 }
 
-pub(crate) fn tags_schema() -> Value {
-    json!({"type": "array", "items": {"type": "string", "maxLength": MAX_TAG_LEN},
-           "description": "lowercase words, e.g. [\"work\", \"rust\"]"})
+/// The schema of a `tags` argument, for every tool that takes one.
+pub fn tags_schema() -> Value {
+    // No length bounds in the schema: the rule applies to the trimmed, lowercased tag, so
+    // a raw-length check here would be a second, different rule (and other words).
+    let rule = ValueKind::Tag.rule();
+    json!({"type": "array", "items": {"type": "string"},
+    "description": format!(
+        "lowercase words, e.g. [\"work\", \"rust\"]; at most {MAX_TAGS}, each {rule}"
+    )})
 }
 
 pub(crate) fn limit_schema() -> Value {

@@ -153,13 +153,9 @@ fn check_tools(tools: &[String]) -> Result<(), String> {
         ));
     }
     for tool in tools {
-        let ok = (1..=64).contains(&tool.len())
-            && tool
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-        if !ok {
+        if let Err(e) = steward_protocol::ToolName::parse(tool) {
             return Err(format!(
-                "`tools` lists `{}`, which is not a tool name ([a-z0-9_]{{1,64}})",
+                "`tools` lists `{}`, which is not a tool name ({e})",
                 crate::schema::echo(tool)
             ));
         }

@@ -1,14 +1,12 @@
 //! The browsing subcommands: list, set, edit and delete facts and notes, and search.
-//! Does not own argument parsing (`memory_cmd`) or any memory logic.
+//! Does not own argument parsing (`memory_cmd`), the key and tag rules (`steward_protocol`'s
+//! `FactKey` and `Tag`) or any memory logic.
 
-use super::{
-    FactCommand, NoteCommand, OWNER, Opened, check_key, clean_tags, failure, origin, snippet,
-    terminal_safe,
-};
+use super::{FactCommand, NoteCommand, OWNER, Opened, failure, origin, snippet, terminal_safe};
 use anyhow::bail;
 use std::process::ExitCode;
 use steward_memory::RecallOptions;
-use steward_protocol::{MemoryKind, Provenance};
+use steward_protocol::{FactKey, MemoryKind, Provenance, Tag};
 use steward_store::{MemoryFilter, NewNote, NoteEdit};
 
 pub(super) async fn facts(o: &Opened, limit: usize) -> anyhow::Result<ExitCode> {
@@ -33,11 +31,14 @@ pub(super) async fn facts(o: &Opened, limit: usize) -> anyhow::Result<ExitCode> 
 pub(super) async fn fact(o: &Opened, command: FactCommand) -> anyhow::Result<ExitCode> {
     match command {
         FactCommand::Set { key, value } => {
-            check_key(&key)?;
+            let key = FactKey::parse(&key)?;
             if value.trim().is_empty() {
                 bail!("the value is empty");
             }
-            let fact = o.memory.user_set_fact(OWNER, &key, value.trim()).await?;
+            let fact = o
+                .memory
+                .user_set_fact(OWNER, key.as_str(), value.trim())
+                .await?;
             println!(
                 "set {} = {} (source {})",
                 fact.key,
@@ -47,8 +48,8 @@ pub(super) async fn fact(o: &Opened, command: FactCommand) -> anyhow::Result<Exi
             Ok(ExitCode::SUCCESS)
         }
         FactCommand::Delete { key } => {
-            check_key(&key)?;
-            if o.memory.forget_fact(OWNER, &key).await? {
+            let key = FactKey::parse(&key)?;
+            if o.memory.forget_fact(OWNER, key.as_str()).await? {
                 println!("deleted {key}");
                 Ok(ExitCode::SUCCESS)
             } else {
@@ -65,7 +66,7 @@ pub(super) async fn notes(
 ) -> anyhow::Result<ExitCode> {
     let filter = MemoryFilter {
         kinds: vec![MemoryKind::Note],
-        tags: clean_tags(tag.into_iter().collect())?,
+        tags: Tag::normalise_strings(tag)?,
         ..MemoryFilter::default()
     };
     let notes = o.memory.list_notes(OWNER, &filter, limit).await?;
@@ -98,7 +99,7 @@ pub(super) async fn note(o: &Opened, command: NoteCommand) -> anyhow::Result<Exi
             let note = NewNote {
                 title: title.trim().to_owned(),
                 body,
-                tags: clean_tags(tags)?,
+                tags: Tag::normalise_strings(tags)?,
                 provenance: Provenance::User { conversation: None },
             };
             let note = o.memory.save_note(OWNER, note).await?;
@@ -125,7 +126,7 @@ pub(super) async fn note(o: &Opened, command: NoteCommand) -> anyhow::Result<Exi
                 tags: if tags.is_empty() {
                     None
                 } else {
-                    Some(clean_tags(tags)?)
+                    Some(Tag::normalise_strings(tags)?)
                 },
             };
             match o.memory.edit_note(id, edit).await? {

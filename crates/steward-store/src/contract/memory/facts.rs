@@ -98,7 +98,7 @@ pub async fn user_fact_trust_table(store: &dyn Store) {
         for new_source in SOURCES {
             for same_value in [false, true] {
                 let key = format!(
-                    "{}-then-{}-{}",
+                    "{}.then.{}.{}",
                     stored_source.as_str(),
                     new_source.as_str(),
                     if same_value { "same" } else { "changed" }
@@ -233,7 +233,7 @@ pub async fn concurrent_mixed_upserts_end_as_user(store: Arc<dyn Store>) {
 pub async fn fact_listing_and_deletion(store: &dyn Store) {
     const CASE: &str = "fact_listing_and_deletion";
     let user = fresh_user(CASE);
-    for key in ["b", "a", "c", "B", "a.b"] {
+    for key in ["b", "a", "c", "_b", "a.b"] {
         let fact = new_fact(key, &format!("value of {key}"), FactSource::Extracted);
         ok(CASE, "insert", store.upsert_fact(&user, &fact, T0).await);
     }
@@ -243,7 +243,7 @@ pub async fn fact_listing_and_deletion(store: &dyn Store) {
     let all = ok(CASE, "list", store.list_facts(&user, 100, 0).await);
     assert_eq!(
         keys(all),
-        ["B", "a", "a.b", "b", "c"],
+        ["_b", "a", "a.b", "b", "c"],
         "[{CASE}] bytewise key order"
     );
     let page = ok(CASE, "page", store.list_facts(&user, 2, 2).await);
@@ -259,7 +259,7 @@ pub async fn fact_listing_and_deletion(store: &dyn Store) {
     );
     assert_eq!(ok(CASE, "get", store.get_fact(&user, "a").await), None);
     let rest = ok(CASE, "list", store.list_facts(&user, 100, 0).await);
-    assert_eq!(keys(rest), ["B", "a.b", "b", "c"], "[{CASE}] after delete");
+    assert_eq!(keys(rest), ["_b", "a.b", "b", "c"], "[{CASE}] after delete");
     let other = fresh_user(CASE);
     assert!(
         !ok(CASE, "other user", store.delete_fact(&other, "b").await),
@@ -287,7 +287,7 @@ pub async fn fact_input_limits(store: &dyn Store) {
         "",
     );
     let long = new_fact(
-        &"k".repeat(crate::MAX_FACT_KEY_LEN + 1),
+        &"k".repeat(steward_protocol::MAX_FACT_KEY_LEN + 1),
         "v",
         FactSource::User,
     );

@@ -126,7 +126,7 @@ impl MemoryStore for SqliteStore {
         check::text("note body", &note.body, 0)?;
         check::provenance(&note.provenance)?;
         let mut note = note.clone();
-        note.tags = check::tags("note tag", &note.tags)?;
+        note.tags = check::tags(&note.tags)?;
         let user = user.to_owned();
         self.run(move |conn| notes::insert(conn, &user, &note, now_ms))
             .await
@@ -203,7 +203,7 @@ impl MemoryStore for SqliteStore {
             user: user.to_owned(),
             url: url.to_owned(),
             title: title.to_owned(),
-            tags: check::tags("read-later tag", tags)?,
+            tags: check::tags(tags)?,
             created_at_ms: now_ms,
         };
         self.run(move |conn| notes::add_read_later(conn, item))
@@ -217,7 +217,7 @@ impl MemoryStore for SqliteStore {
         limit: usize,
     ) -> Result<Vec<ReadLater>, StoreError> {
         check::user(user)?;
-        let tags = check::tags("read-later tag filter", tags)?;
+        let tags = check::tags(tags)?;
         let user = user.to_owned();
         self.run(move |conn| notes::list_read_later(conn, &user, &tags, limit))
             .await
