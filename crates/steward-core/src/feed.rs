@@ -50,6 +50,13 @@ impl Feed {
         }
     }
 
+    /// Publish any event; free when nobody listens.
+    pub(crate) fn publish(&self, event: FeedEvent) {
+        if self.tx.receiver_count() > 0 {
+            let _ = self.tx.send(event);
+        }
+    }
+
     /// A new subscriber; the first one starts the audit tail.
     pub(crate) fn subscribe(
         self: &Arc<Self>,

@@ -10,6 +10,7 @@
 pub mod approvals;
 mod approvals_api;
 mod conversations;
+mod delivery;
 mod edit_turn;
 mod feed;
 mod gates;
@@ -26,6 +27,7 @@ mod tool_round;
 mod turn;
 
 pub use conversations::{ConversationDesk, Deleted, DeskError, History};
+pub use delivery::{Deliver, Delivery, DeliveryError, DeliveryTarget, MAX_DELIVERY_BYTES};
 pub use feed::{EventFeed, Subscription};
 pub use history::trim_history;
 pub use port::{ApprovalDesk, ApprovalError, Assistant, Resolution, TurnStream};

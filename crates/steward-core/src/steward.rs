@@ -8,6 +8,7 @@
 //! workers and never wait for each other.
 
 use crate::approvals::{ApprovalSettings, Approvals};
+use crate::delivery::Deliver;
 use crate::feed::{Feed, Subscription};
 use crate::port::{Assistant, TurnStream};
 use crate::request::RequestLog;
@@ -19,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use steward_llm::{LlmError, ModelRef, Models};
-use steward_protocol::{ConversationId, FailureKind, Inbound, RequestKey, TurnEvent};
+use steward_protocol::{ConversationId, FailureKind, Inbound, RequestKey, Surface, TurnEvent};
 use steward_store::Store;
 use steward_tools::ToolRegistry;
 use tokio::sync::mpsc;
@@ -64,6 +65,8 @@ pub(crate) struct Inner {
     pub(crate) requests: RequestLog,
     /// The event feed every surface may subscribe to.
     pub(crate) feed: Arc<Feed>,
+    /// Each surface's way of delivering a proactive message (`delivery`).
+    pub(crate) deliverers: RwLock<HashMap<Surface, Arc<dyn Deliver>>>,
     binding: RwLock<ModelBinding>,
     queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
     /// The running turn of each busy conversation: cancelling its token stops that turn only.
@@ -97,6 +100,7 @@ impl Steward {
                 private,
                 requests: RequestLog::default(),
                 feed: Arc::new(Feed::new()),
+                deliverers: RwLock::new(HashMap::new()),
                 store: deps.store,
                 models: deps.models,
                 tools: deps.tools,

@@ -27,6 +27,13 @@ pub enum FeedEvent {
         surface: Surface,
         at_ms: i64,
     },
+    /// Steward spoke unasked (a reminder, a briefing): the message is stored in the
+    /// conversation as Steward's, and `surface` is where it was meant to reach the owner.
+    Delivered {
+        conversation_id: ConversationId,
+        surface: Surface,
+        text: String,
+    },
     /// This subscriber fell behind and `missed` events were dropped for it: refetch what
     /// it shows.
     Lagged { missed: u64 },
@@ -42,6 +49,9 @@ impl FeedEvent {
             FeedEvent::Approval {
                 conversation_id, ..
             } => conversation_id.as_ref(),
+            FeedEvent::Delivered {
+                conversation_id, ..
+            } => Some(conversation_id),
             FeedEvent::Lagged { .. } => None,
         }
     }
@@ -51,6 +61,7 @@ impl FeedEvent {
         match self {
             FeedEvent::Turn { .. } => "turn",
             FeedEvent::Approval { .. } => "approval",
+            FeedEvent::Delivered { .. } => "delivered",
             FeedEvent::Lagged { .. } => "lagged",
         }
     }

@@ -1,0 +1,105 @@
+//! The delivery port: how Steward puts a message in front of the owner unasked (a reminder,
+//! a briefing, a follow-up) on a `DeliveryTarget` — a surface and a conversation on it. The
+//! message is stored in the conversation first (never lost, in every surface's history), then
+//! published on the event feed (`FeedEvent::Delivered`: the web app and any subscriber show
+//! it), then handed to the target surface's `Deliver` when one is registered (Telegram sends
+//! it; a surface without one shows it when next opened).
+//!
+//! Owns: the target, the port, the order of those three steps and the text's limits. Does not
+//! own: when to speak (the scheduler) or how a surface words it.
+
+use crate::steward::Steward;
+use std::sync::Arc;
+use steward_protocol::{ConversationId, FeedEvent, Message, Surface};
+
+/// Longest delivered text, in bytes.
+pub const MAX_DELIVERY_BYTES: usize = 64 * 1024;
+
+/// Where a proactive message goes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DeliveryTarget {
+    pub surface: Surface,
+    pub conversation: ConversationId,
+}
+
+/// A surface able to put a message in front of the owner unasked.
+#[async_trait::async_trait]
+pub trait Deliver: Send + Sync + 'static {
+    /// Send `text` to `target`; the error is shown to whoever asked for the delivery.
+    async fn deliver(&self, target: &DeliveryTarget, text: &str) -> Result<(), String>;
+}
+
+/// How a delivery went; in every case the message is stored and on the feed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// The target surface took it.
+    Sent,
+    /// No deliverer for that surface: it shows when the conversation is next opened.
+    Stored,
+    /// The surface refused or failed; the message is stored (do not deliver it again).
+    SurfaceFailed(String),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DeliveryError {
+    #[error("the message is empty")]
+    Empty,
+    #[error("the message is longer than {MAX_DELIVERY_BYTES} bytes")]
+    TooLong,
+    #[error("storage failed; see the log")]
+    Store,
+}
+
+impl Steward {
+    /// The surface's deliverer from now on (the composition root registers each surface).
+    pub fn register_delivery(&self, surface: Surface, deliver: Arc<dyn Deliver>) {
+        match self.inner.deliverers.write() {
+            Ok(mut d) => d.insert(surface, deliver),
+            Err(poisoned) => poisoned.into_inner().insert(surface, deliver),
+        };
+    }
+
+    /// Put `text` in front of the owner on `target`: stored, published, sent.
+    pub async fn deliver(
+        &self,
+        target: &DeliveryTarget,
+        text: &str,
+    ) -> Result<Delivery, DeliveryError> {
+        if text.trim().is_empty() {
+            return Err(DeliveryError::Empty);
+        }
+        if text.len() > MAX_DELIVERY_BYTES {
+            return Err(DeliveryError::TooLong);
+        }
+        self.inner
+            .store
+            .append_messages(
+                &target.conversation,
+                &[Message::assistant(text.to_owned(), vec![])],
+            )
+            .await
+            .map_err(|e| {
+                tracing::error!(error = %e, "could not store a delivered message");
+                DeliveryError::Store
+            })?;
+        self.inner.feed.publish(FeedEvent::Delivered {
+            conversation_id: target.conversation.clone(),
+            surface: target.surface,
+            text: text.to_owned(),
+        });
+        let deliverer = match self.inner.deliverers.read() {
+            Ok(d) => d.get(&target.surface).cloned(),
+            Err(poisoned) => poisoned.into_inner().get(&target.surface).cloned(),
+        };
+        let Some(deliverer) = deliverer else {
+            return Ok(Delivery::Stored);
+        };
+        match deliverer.deliver(target, text).await {
+            Ok(()) => Ok(Delivery::Sent),
+            Err(reason) => {
+                tracing::warn!(surface = target.surface.as_str(), %reason, "delivery failed");
+                Ok(Delivery::SurfaceFailed(reason))
+            }
+        }
+    }
+}
