@@ -15,7 +15,11 @@ use crate::request::{self, Prior, Recorder};
 use crate::settings::ModelBinding;
 use crate::steward::Inner;
 use crate::taint::{TurnTaint, trust_of};
+
+mod failure;
 use crate::tool_round::run_tool_round;
+pub(crate) use failure::Failure;
+use failure::{failed, stopped};
 use steward_llm::{ChatRequest, LlmError, ModelRef};
 use steward_memory::Exchange;
 use steward_protocol::{FailureKind, Inbound, Message, TurnEvent, Usage};
@@ -35,71 +39,12 @@ pub(crate) struct TurnContext<'a> {
     pub(crate) turn_id: String,
 }
 
-pub(crate) struct Failure {
-    pub(crate) kind: FailureKind,
-    pub(crate) message: String,
-    pub(crate) retryable: bool,
-}
-
 /// Whether a turn answers the user or continues after an approved action ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TurnKind {
     User,
     /// The "user" message is Steward's own note with the action's result (fenced).
     FollowUp,
-}
-
-impl Failure {
-    pub(crate) fn new(kind: FailureKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-            retryable: false,
-        }
-    }
-}
-
-impl From<LlmError> for Failure {
-    fn from(e: LlmError) -> Self {
-        match e {
-            LlmError::Cancelled => Failure {
-                kind: FailureKind::Shutdown,
-                message: "The turn was cancelled because Steward is shutting down.".into(),
-                retryable: true,
-            },
-            other => {
-                let retryable = other.is_retryable();
-                let kind = match &other {
-                    LlmError::Config(_) => FailureKind::ModelConfig,
-                    LlmError::Http {
-                        status: 401 | 403 | 404,
-                        ..
-                    } => FailureKind::ModelConfig,
-                    LlmError::Http { status, .. } if (400..500).contains(status) && !retryable => {
-                        FailureKind::ModelRejected
-                    }
-                    _ => FailureKind::Model,
-                };
-                Failure {
-                    kind,
-                    retryable,
-                    message: other.to_string(),
-                }
-            }
-        }
-    }
-}
-
-impl From<steward_store::StoreError> for Failure {
-    fn from(e: steward_store::StoreError) -> Self {
-        // The detail goes to the log; the user gets a generic message.
-        tracing::error!(error = %e, "store failure during turn");
-        Failure {
-            kind: FailureKind::Store,
-            message: "Steward could not read or save this conversation; see the server log.".into(),
-            retryable: true,
-        }
-    }
 }
 
 /// Run one turn and send its events. Always sends `Started` first and exactly one terminal
@@ -252,14 +197,6 @@ pub(crate) async fn run_turn(
     // behind this one finds how it ended.
     if let Some(recorder) = &recorder {
         recorder.finish(ctx.inner, &kept).await;
-    }
-}
-
-fn failed(f: Failure) -> TurnEvent {
-    TurnEvent::Failed {
-        kind: f.kind,
-        message: f.message,
-        retryable: f.retryable,
     }
 }
 
@@ -465,19 +402,6 @@ async fn turn_body(
             settings.max_rounds
         ),
     ))
-}
-
-/// The failure of a turn whose token was cancelled: shutdown, or the owner's `cancel`.
-fn stopped(inner: &crate::steward::Inner) -> Failure {
-    if inner.hard_stop.is_cancelled() {
-        Failure {
-            kind: FailureKind::Shutdown,
-            message: "The turn was cancelled because Steward is shutting down.".into(),
-            retryable: true,
-        }
-    } else {
-        Failure::new(FailureKind::Cancelled, "The turn was stopped.")
-    }
 }
 
 async fn call_model(
