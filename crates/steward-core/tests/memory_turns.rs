@@ -126,3 +126,63 @@ async fn facts_are_extracted_after_the_exchange_and_never_override_the_user() {
         .unwrap();
     assert!(matches!(w, steward_store::FactWrite::Updated(_)));
 }
+
+#[tokio::test]
+async fn a_memory_tool_writes_under_the_principal_of_the_turn_that_called_it() {
+    use std::sync::Arc;
+    use steward_core::approvals::ApprovalSettings;
+    use steward_core::{AgentSettings, ModelBinding, Steward, StewardDeps};
+    use steward_protocol::{ConversationId, Inbound, Principal, Surface};
+    let fake = FakeModel::start().await.unwrap();
+    let store = Arc::new(steward_store::SqliteStore::open_in_memory().unwrap());
+    let memory = Arc::new(steward_memory::Memory::new(
+        store.clone(),
+        None,
+        steward_memory::MemoryConfig::default(),
+    ));
+    let mut tools = steward_tools::builtin_registry();
+    for tool in steward_tools::memory_tools(memory.clone()) {
+        tools.register(tool).unwrap();
+    }
+    let steward = Steward::new(StewardDeps {
+        store: store.clone(),
+        models: Arc::new(fake_models(&fake)),
+        tools: Arc::new(tools),
+        settings: AgentSettings::default(),
+        binding: ModelBinding {
+            primary: Some(steward_llm::ModelRef::parse("openai:gpt-test").unwrap()),
+            fallback: None,
+        },
+        approvals: ApprovalSettings::default(),
+        memory: None,
+        secrets: Vec::new(),
+    });
+    fake.push(Step::Reply(Reply::tool_call(
+        "remember",
+        r#"{"key":"home.city","value":"Oslo"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("Noted.")));
+    // A second person of the household, as a surface authenticated them.
+    let bob = Principal("bob".into());
+    let events = collect(
+        &steward,
+        Inbound::new(
+            ConversationId::parse("bob-chat").unwrap(),
+            bob,
+            Surface::Cli,
+            "I live in Oslo",
+        ),
+    )
+    .await;
+    assert_eq!(final_text(&events), "Noted.");
+    let bobs = memory.get_fact("bob", "home.city").await.unwrap();
+    assert_eq!(bobs.map(|f| f.value).as_deref(), Some("Oslo"));
+    assert!(
+        memory
+            .get_fact("owner", "home.city")
+            .await
+            .unwrap()
+            .is_none(),
+        "nothing written for a principal bound at wiring"
+    );
+}

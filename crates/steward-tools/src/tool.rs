@@ -5,13 +5,17 @@
 //! steward-core's `taint`).
 
 use crate::ToolError;
-use steward_protocol::{ConversationId, Effect};
+use steward_protocol::{ConversationId, Effect, Principal};
 
 /// What a tool may know about the call it serves. Cloned into the spawned task that runs
 /// the tool, so keep it small.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolContext {
     pub conversation: ConversationId,
+    /// Who the call acts for: the principal of the turn (or of the approved action) that made
+    /// it, as the surface authenticated it. Tools that keep per-person data (memory) key it by
+    /// this, never by a user bound when the tool was built.
+    pub principal: Principal,
     /// The owner's default IANA time zone, e.g. "Europe/Paris"; None = UTC.
     pub timezone: Option<String>,
     /// The untrusted sources ("fetch_url", "mcp:github", "db_query") that were in the
@@ -26,9 +30,14 @@ pub struct ToolContext {
 
 impl ToolContext {
     /// A clean context: no taint, not an approved action.
-    pub fn new(conversation: ConversationId, timezone: Option<String>) -> ToolContext {
+    pub fn new(
+        conversation: ConversationId,
+        principal: Principal,
+        timezone: Option<String>,
+    ) -> ToolContext {
         ToolContext {
             conversation,
+            principal,
             timezone,
             tainted_by: Vec::new(),
             approved_preview: None,

@@ -8,6 +8,7 @@ use steward_tools::{ToolContext, ToolOutcome, builtin_registry, builtin_tools};
 fn ctx(timezone: Option<&str>) -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test:builtins").unwrap(),
+        steward_protocol::Principal::owner(),
         timezone.map(str::to_owned),
     )
 }

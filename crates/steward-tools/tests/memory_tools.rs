@@ -22,7 +22,7 @@ fn fixture_with(cfg: MemoryConfig) -> Fixture {
     let store = Arc::new(SqliteStore::open_in_memory().unwrap());
     let memory = Arc::new(Memory::new(store.clone(), None, cfg));
     let mut registry = ToolRegistry::new();
-    for tool in memory_tools(memory.clone(), USER.to_owned()) {
+    for tool in memory_tools(memory.clone()) {
         registry.register(tool).unwrap();
     }
     Fixture {
@@ -37,7 +37,11 @@ fn fixture() -> Fixture {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext::new(ConversationId::parse("test:mem").unwrap(), None)
+    ToolContext::new(
+        ConversationId::parse("test:mem").unwrap(),
+        steward_protocol::Principal(USER.to_owned()),
+        None,
+    )
 }
 
 impl Fixture {
@@ -385,4 +389,41 @@ async fn forget_previews_without_deleting_then_deletes() {
         .unwrap()
         .unwrap();
     assert!(preview.contains("nothing will change"), "{preview}");
+}
+
+#[tokio::test]
+async fn a_memory_tool_acts_for_the_principal_of_its_call() {
+    let f = fixture();
+    let tool = f.registry.get("remember").unwrap();
+    let mut as_bob = ctx();
+    as_bob.principal = steward_protocol::Principal("bob".into());
+    tool.run(json!({"key": "home.city", "value": "Bergen"}), &as_bob)
+        .await
+        .unwrap();
+    let bobs = f.memory.get_fact("bob", "home.city").await.unwrap();
+    assert_eq!(
+        bobs.map(|x| x.value).as_deref(),
+        Some("Bergen"),
+        "written for bob"
+    );
+    assert!(
+        f.memory
+            .get_fact(USER, "home.city")
+            .await
+            .unwrap()
+            .is_none(),
+        "never for another principal"
+    );
+    // And read back only for bob.
+    let recall = f.registry.get("recall").unwrap();
+    let for_bob = recall
+        .run(json!({"query": "Bergen"}), &as_bob)
+        .await
+        .unwrap();
+    assert!(for_bob.contains("Bergen"), "{for_bob}");
+    let for_owner = recall
+        .run(json!({"query": "Bergen"}), &ctx())
+        .await
+        .unwrap();
+    assert!(!for_owner.contains("Bergen"), "{for_owner}");
 }

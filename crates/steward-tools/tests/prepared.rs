@@ -83,7 +83,11 @@ fn mailer(preview: PreviewKind) -> (Arc<Mailer>, ToolRegistry) {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext::new(ConversationId::parse("test:1").unwrap(), None)
+    ToolContext::new(
+        ConversationId::parse("test:1").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    )
 }
 
 fn call(name: &str, arguments: &str) -> ToolCall {

@@ -68,7 +68,11 @@ fn tool(name: &'static str, behaviour: Behaviour) -> Arc<dyn Tool> {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext::new(ConversationId::parse("test:1").unwrap(), None)
+    ToolContext::new(
+        ConversationId::parse("test:1").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    )
 }
 
 fn call(name: &str, arguments: &str) -> ToolCall {

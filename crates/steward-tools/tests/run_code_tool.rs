@@ -33,7 +33,11 @@ fn registry() -> ToolRegistry {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext::new(ConversationId::parse("test:code").unwrap(), None)
+    ToolContext::new(
+        ConversationId::parse("test:code").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    )
 }
 
 fn call(args: &Value) -> ToolCall {

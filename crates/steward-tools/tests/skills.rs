@@ -145,7 +145,11 @@ fn a_missing_directory_is_no_skills_and_a_file_is_an_error() {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext::new(ConversationId::parse("skills:1").unwrap(), None)
+    ToolContext::new(
+        ConversationId::parse("skills:1").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    )
 }
 
 fn read(name: &str) -> ToolCall {

@@ -72,7 +72,7 @@ impl ToolSource for Switchable {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext::new(conv(), None)
+    ToolContext::new(conv(), steward_protocol::Principal::owner(), None)
 }
 
 fn conv() -> ConversationId {

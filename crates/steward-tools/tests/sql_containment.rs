@@ -206,7 +206,11 @@ async fn an_approved_execute_whose_row_count_changed_rolls_back() {
     d.raw()
         .execute("INSERT INTO visits VALUES ('Faro', 'nice')", [])
         .unwrap();
-    let mut approved = ToolContext::new(ConversationId::parse("test:1").unwrap(), None);
+    let mut approved = ToolContext::new(
+        ConversationId::parse("test:1").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    );
     approved.approved_preview = Some(preview.clone());
     let err = tool.run(sql.clone(), &approved).await.unwrap_err();
     match err {

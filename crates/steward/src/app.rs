@@ -59,7 +59,7 @@ pub fn tools_with_mcp(
             registry.register(tool)?;
         }
     }
-    for tool in steward_tools::memory_tools(memory.clone(), OWNER.to_owned()) {
+    for tool in steward_tools::memory_tools(memory.clone()) {
         registry.register(tool)?;
     }
     for tool in sql_tools(SqlToolsConfig {

@@ -200,7 +200,8 @@ async fn serve(settings: &Settings) -> anyhow::Result<ExitCode> {
     })?;
     let store = Arc::new(SqliteStore::open(&app::database_path(settings))?);
     let memory = memory_wiring::build_memory(settings, store.clone())?;
-    let server = StewardServer::new(memory, store, app::OWNER)?;
+    // The stdio transport: the local user who started it, the owner.
+    let server = StewardServer::new(memory, store, steward_protocol::Principal::owner())?;
     tracing::info!("serving Steward's memory over MCP on stdio");
     server.serve_stdio().await?;
     // A client that disconnects is the normal way to end.

@@ -48,8 +48,12 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     let model_label = app.steward.model_label();
     let stop = CancellationToken::new();
     // Steward's memory for other MCP clients at /mcp, behind the same API token.
-    let mcp = steward_mcp::StewardServer::new(app.memory.clone(), app.store.clone(), app::OWNER)?
-        .http_router(settings.max_body_bytes, stop.child_token());
+    let mcp = steward_mcp::StewardServer::new(
+        app.memory.clone(),
+        app.store.clone(),
+        steward_protocol::Principal::owner(),
+    )?
+    .http_router(settings.max_body_bytes, stop.child_token());
     let router = steward_server::router(
         Arc::new(app.steward.clone()),
         Arc::new(app.steward.clone()),

@@ -18,7 +18,11 @@ use steward_tools::{Tool, ToolContext};
 use support::{TOKEN, TempDir, base_command, client, start_server, steward_bin};
 
 fn ctx() -> ToolContext {
-    ToolContext::new(ConversationId::parse("test").unwrap(), None)
+    ToolContext::new(
+        ConversationId::parse("test").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    )
 }
 
 /// The data dir's environment for a `steward` child (no model, full-text recall only).
@@ -381,7 +385,7 @@ async fn every_surface_holds_tags_to_one_rule() {
         None,
         steward_memory::MemoryConfig::default(),
     ));
-    let save_note = steward_tools::memory_tools(memory, "owner".into())
+    let save_note = steward_tools::memory_tools(memory)
         .into_iter()
         .find(|t| t.name() == "save_note")
         .unwrap();

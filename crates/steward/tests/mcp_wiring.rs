@@ -52,7 +52,11 @@ async fn mcp_tools_reach_the_registry_in_the_background() {
         .collect();
     assert_eq!(mcp_labels, ["mcp:broken", "mcp:everything"]);
 
-    let ctx = ToolContext::new(ConversationId::parse("wiring").unwrap(), None);
+    let ctx = ToolContext::new(
+        ConversationId::parse("wiring").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    );
     let call = ToolCall {
         id: "1".into(),
         name: "everything__get_sum".into(),

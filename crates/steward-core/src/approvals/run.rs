@@ -90,7 +90,11 @@ impl Approvals {
             Ok(p) => p,
             Err(outcome) => return done(false, outcome.output),
         };
-        let mut ctx = ToolContext::new(action.conversation.clone(), self.timezone.clone());
+        let mut ctx = ToolContext::new(
+            action.conversation.clone(),
+            action.principal.clone(),
+            self.timezone.clone(),
+        );
         // The tool compares what it would do now with what the owner saw on the card.
         ctx.approved_preview = Some(action.preview.clone());
         match self.tools.run_approved(&prepared, &ctx).await {
@@ -117,7 +121,11 @@ impl Approvals {
             .map_err(|o| ApprovalError::Invalid(o.output))?;
         let text = canonical(&prepared.args);
         let hash = payload_hash(&action.tool, &text);
-        let ctx = ToolContext::new(action.conversation.clone(), self.timezone.clone());
+        let ctx = ToolContext::new(
+            action.conversation.clone(),
+            action.principal.clone(),
+            self.timezone.clone(),
+        );
         let preview = match self.tools.preview(&prepared, &ctx).await {
             Some(Ok(p)) => p,
             Some(Err(e)) => format!("preview failed: {e}"),

@@ -302,7 +302,11 @@ async fn turn_body(
         max_output_tokens: Some(settings.max_output_tokens),
         temperature: None,
     };
-    let mut tool_ctx = ToolContext::new(conversation.clone(), settings.timezone.clone());
+    let mut tool_ctx = ToolContext::new(
+        conversation.clone(),
+        inbound.principal.clone(),
+        settings.timezone.clone(),
+    );
     let mut usage = Usage::default();
     // Model-written images are never fetched by a surface that renders the reply: the
     // classic markdown-image exfiltration channel is closed here, once for every surface.

@@ -26,7 +26,7 @@ use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use std::sync::Arc;
 use steward_memory::Memory;
-use steward_protocol::{ConversationId, Effect};
+use steward_protocol::{ConversationId, Effect, Principal};
 use steward_store::MemoryStore;
 use steward_tools::{MAX_ARGUMENT_BYTES, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
@@ -59,14 +59,15 @@ pub struct StewardServer {
 }
 
 impl StewardServer {
-    /// Steward's memory for `user` (the owner) as MCP tools.
+    /// Steward's memory as MCP tools, acting for `principal`: whoever the transport
+    /// authenticated (the API token's owner over HTTP, the local user over stdio).
     pub fn new(
         memory: Arc<Memory>,
         store: Arc<dyn MemoryStore>,
-        user: &str,
+        principal: Principal,
     ) -> Result<StewardServer, ServeError> {
         let registry =
-            tools::registry(memory, store, user).map_err(|e| ServeError::Tools(e.to_string()))?;
+            tools::registry(memory, store).map_err(|e| ServeError::Tools(e.to_string()))?;
         let tools = registry
             .specs()
             .into_iter()
@@ -89,7 +90,7 @@ impl StewardServer {
         Ok(StewardServer {
             registry: Arc::new(registry),
             tools: Arc::new(tools),
-            ctx: ToolContext::new(conversation, None),
+            ctx: ToolContext::new(conversation, principal, None),
         })
     }
 

@@ -104,7 +104,6 @@ fn one_line(s: &str, max: usize) -> String {
 
 struct ListNotes {
     memory: Arc<Memory>,
-    user: String,
 }
 
 #[async_trait::async_trait]
@@ -135,14 +134,14 @@ impl Tool for ListNotes {
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
         tags_arg(args).map(drop)
     }
-    async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let filter = MemoryFilter {
             tags: tags_arg(&args)?,
             ..MemoryFilter::default()
         };
         let notes = self
             .memory
-            .list_notes(&self.user, &filter, limit(&args))
+            .list_notes(&ctx.principal.0, &filter, limit(&args))
             .await
             .map_err(|e| {
                 tracing::warn!(error = %e, "listing notes for an MCP client failed");
@@ -174,7 +173,6 @@ impl Tool for ListNotes {
 
 struct ListReminders {
     store: Arc<dyn MemoryStore>,
-    user: String,
 }
 
 #[async_trait::async_trait]
@@ -202,11 +200,11 @@ impl Tool for ListReminders {
     fn output_trust(&self) -> OutputTrust {
         OutputTrust::Trusted
     }
-    async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let include_done = args.get("include_done").and_then(Value::as_bool) == Some(true);
         let mut items = self
             .store
-            .list_intentions(&self.user, !include_done)
+            .list_intentions(&ctx.principal.0, !include_done)
             .await
             .map_err(|e| {
                 tracing::warn!(error = %e, "listing reminders for an MCP client failed");
@@ -236,14 +234,13 @@ impl Tool for ListReminders {
     }
 }
 
-/// The registry behind the MCP server, for `user` (the owner).
+/// The registry behind the MCP server; each call acts for its context's principal.
 pub fn registry(
     memory: Arc<Memory>,
     store: Arc<dyn MemoryStore>,
-    user: &str,
 ) -> Result<ToolRegistry, ToolError> {
     let mut registry = ToolRegistry::new();
-    for tool in memory_tools(Arc::clone(&memory), user.to_owned()) {
+    for tool in memory_tools(Arc::clone(&memory)) {
         if let Some((_, name, description)) = EXPOSED.iter().find(|(n, _, _)| *n == tool.name()) {
             registry.register(Arc::new(Renamed {
                 inner: tool,
@@ -252,13 +249,7 @@ pub fn registry(
             }))?;
         }
     }
-    registry.register(Arc::new(ListNotes {
-        memory,
-        user: user.to_owned(),
-    }))?;
-    registry.register(Arc::new(ListReminders {
-        store,
-        user: user.to_owned(),
-    }))?;
+    registry.register(Arc::new(ListNotes { memory }))?;
+    registry.register(Arc::new(ListReminders { store }))?;
     Ok(registry)
 }

@@ -76,7 +76,11 @@ pub fn everything_stdio() -> ServerSpec {
 }
 
 pub fn ctx() -> ToolContext {
-    ToolContext::new(ConversationId::parse("test").unwrap(), None)
+    ToolContext::new(
+        ConversationId::parse("test").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    )
 }
 
 /// Poll until `pred` holds for the server's status, or panic after `limit`.

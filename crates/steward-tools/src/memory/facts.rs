@@ -86,7 +86,7 @@ impl Tool for Remember {
         let write = self
             .0
             .memory
-            .remember(&self.0.user, fact)
+            .remember(&ctx.principal.0, fact)
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         Ok(match write {
@@ -137,12 +137,12 @@ impl Tool for Forget {
         check_key(str_arg(args, "key")?).map(drop)
     }
 
-    async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let key = check_key(str_arg(&args, "key")?)?;
         let gone = self
             .0
             .memory
-            .forget_fact(&self.0.user, key.as_str())
+            .forget_fact(&ctx.principal.0, key.as_str())
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         if gone {
@@ -154,12 +154,12 @@ impl Tool for Forget {
 
     /// What the approval card shows: the fact that would go, found by an exact recall of its
     /// key. Changes nothing.
-    async fn preview(&self, args: &Value, _ctx: &ToolContext) -> Option<Result<String, ToolError>> {
+    async fn preview(&self, args: &Value, ctx: &ToolContext) -> Option<Result<String, ToolError>> {
         let key = match str_arg(args, "key") {
             Ok(k) => k,
             Err(e) => return Some(Err(e)),
         };
-        Some(self.current(key).await.map(|found| match found {
+        Some(self.current(ctx, key).await.map(|found| match found {
             Some((value, source)) => format!(
                 "will delete the fact {key} = {} (source {})",
                 shown(&value),
@@ -172,11 +172,15 @@ impl Tool for Forget {
 
 impl Forget {
     /// The stored value and source of `key`, if any.
-    async fn current(&self, key: &str) -> Result<Option<(String, FactSource)>, ToolError> {
+    async fn current(
+        &self,
+        ctx: &ToolContext,
+        key: &str,
+    ) -> Result<Option<(String, FactSource)>, ToolError> {
         let fact = self
             .0
             .memory
-            .get_fact(&self.0.user, key)
+            .get_fact(&ctx.principal.0, key)
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         Ok(fact.map(|f| (f.value, f.source)))

@@ -39,13 +39,12 @@ pub const MAX_HITS: usize = 20;
 /// Hits when the model does not say.
 pub const DEFAULT_HITS: usize = 5;
 
-/// `[remember, recall, save_note, search_notes, read_later, forget]` for `user` (the owner
-/// for now), all sharing one `Memory`.
-pub fn memory_tools(memory: Arc<Memory>, user: String) -> Vec<Arc<dyn Tool>> {
-    let user: Arc<str> = Arc::from(user);
+/// `[remember, recall, save_note, search_notes, read_later, forget]`, all sharing one
+/// `Memory`. Each call acts for its context's principal (`ToolContext::principal`): no user is
+/// bound here, so a tool can never write one person's memory for another's turn.
+pub fn memory_tools(memory: Arc<Memory>) -> Vec<Arc<dyn Tool>> {
     let shared = || Shared {
         memory: Arc::clone(&memory),
-        user: Arc::clone(&user),
     };
     vec![
         Arc::new(Remember(shared())),
@@ -61,7 +60,6 @@ pub fn memory_tools(memory: Arc<Memory>, user: String) -> Vec<Arc<dyn Tool>> {
 #[derive(Clone)]
 pub(crate) struct Shared {
     pub(crate) memory: Arc<Memory>,
-    pub(crate) user: Arc<str>,
 }
 
 /// `key` by the fact-key rule (`steward_protocol::FactKey`), in the rule's own words.

@@ -83,7 +83,7 @@ impl Tool for SaveNote {
         let note = self
             .0
             .memory
-            .save_note(&self.0.user, note)
+            .save_note(&ctx.principal.0, note)
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         Ok(format!(
@@ -175,14 +175,14 @@ impl Tool for ReadLaterTool {
         Ok(())
     }
 
-    async fn run(&self, args: Value, _ctx: &ToolContext) -> Result<String, ToolError> {
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let url = str_arg(&args, "url")?.trim();
         check_url(url)?;
         let title = opt_str_arg(&args, "title").map(str::trim).unwrap_or("");
         let item = self
             .0
             .memory
-            .read_later(&self.0.user, url, title, tags_arg(&args)?)
+            .read_later(&ctx.principal.0, url, title, tags_arg(&args)?)
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         Ok(format!(

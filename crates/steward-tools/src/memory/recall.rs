@@ -45,13 +45,14 @@ fn kinds_arg(args: &Value) -> Result<Vec<MemoryKind>, ToolError> {
 
 async fn recall(
     shared: &Shared,
+    ctx: &ToolContext,
     tool: &str,
     query: &str,
     opts: RecallOptions,
 ) -> Result<String, ToolError> {
     let hits = shared
         .memory
-        .recall(&shared.user, query, &opts)
+        .recall(&ctx.principal.0, query, &opts)
         .await
         .map_err(|e| memory_error(tool, e))?;
     // The memory caps too; this keeps the promise even if its configuration is generous.
@@ -109,7 +110,7 @@ impl Tool for Recall {
             quarantine: Quarantine::ShowFrom(ctx.conversation.clone()),
             ..RecallOptions::default()
         };
-        recall(&self.0, self.name(), query_arg(&args)?, opts).await
+        recall(&self.0, ctx, self.name(), query_arg(&args)?, opts).await
     }
 }
 
@@ -163,6 +164,6 @@ impl Tool for SearchNotes {
             quarantine: Quarantine::ShowFrom(ctx.conversation.clone()),
             ..RecallOptions::default()
         };
-        recall(&self.0, self.name(), query_arg(&args)?, opts).await
+        recall(&self.0, ctx, self.name(), query_arg(&args)?, opts).await
     }
 }

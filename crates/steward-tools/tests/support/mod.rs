@@ -191,7 +191,11 @@ pub fn registry(cfg: SqlToolsConfig) -> ToolRegistry {
 }
 
 pub fn ctx() -> ToolContext {
-    ToolContext::new(ConversationId::parse("test:1").unwrap(), None)
+    ToolContext::new(
+        ConversationId::parse("test:1").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    )
 }
 
 pub fn args(sql: &str) -> Value {

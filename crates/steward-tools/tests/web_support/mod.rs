@@ -233,7 +233,11 @@ pub fn registry(cfg: WebConfig, resolver: Arc<dyn Resolver>) -> ToolRegistry {
 }
 
 pub fn ctx() -> ToolContext {
-    ToolContext::new(ConversationId::parse("test:web").unwrap(), None)
+    ToolContext::new(
+        ConversationId::parse("test:web").unwrap(),
+        steward_protocol::Principal::owner(),
+        None,
+    )
 }
 
 pub async fn call(r: &ToolRegistry, tool: &str, args: Value) -> ToolOutcome {
