@@ -8,8 +8,8 @@
 //! subscriber, polling every `TAIL_EVERY` while the process runs). Does not own the events'
 //! vocabulary (`steward_protocol::FeedEvent`) or a transport (the HTTP API streams it as SSE).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use steward_protocol::{ConversationId, FeedEvent, Surface, TurnEvent};
 use steward_store::Store;
@@ -24,16 +24,16 @@ const TAIL_EVERY: Duration = Duration::from_millis(200);
 const TAIL_BATCH: usize = 256;
 
 pub(crate) struct Feed {
-    tx: broadcast::Sender<FeedEvent>,
+    /// Made by the first subscriber: a process nobody watches pays nothing for the feed.
+    tx: OnceLock<broadcast::Sender<FeedEvent>>,
     tailing: AtomicBool,
     stop: CancellationToken,
 }
 
 impl Feed {
     pub(crate) fn new() -> Self {
-        let (tx, _) = broadcast::channel(CAPACITY);
         Self {
-            tx,
+            tx: OnceLock::new(),
             tailing: AtomicBool::new(false),
             stop: CancellationToken::new(),
         }
@@ -41,8 +41,10 @@ impl Feed {
 
     /// Publish a turn's event; free when nobody listens.
     pub(crate) fn turn(&self, conversation: &ConversationId, surface: Surface, event: &TurnEvent) {
-        if self.tx.receiver_count() > 0 {
-            let _ = self.tx.send(FeedEvent::Turn {
+        if let Some(tx) = self.tx.get()
+            && tx.receiver_count() > 0
+        {
+            let _ = tx.send(FeedEvent::Turn {
                 conversation_id: conversation.clone(),
                 surface,
                 event: event.clone(),
@@ -52,9 +54,15 @@ impl Feed {
 
     /// Publish any event; free when nobody listens.
     pub(crate) fn publish(&self, event: FeedEvent) {
-        if self.tx.receiver_count() > 0 {
-            let _ = self.tx.send(event);
+        if let Some(tx) = self.tx.get()
+            && tx.receiver_count() > 0
+        {
+            let _ = tx.send(event);
         }
+    }
+
+    fn sender(&self) -> &broadcast::Sender<FeedEvent> {
+        self.tx.get_or_init(|| broadcast::channel(CAPACITY).0)
     }
 
     /// A new subscriber; the first one starts the audit tail.
@@ -63,7 +71,7 @@ impl Feed {
         store: &Arc<dyn Store>,
         conversation: Option<ConversationId>,
     ) -> Subscription {
-        let rx = self.tx.subscribe();
+        let rx = self.sender().subscribe();
         if !self.tailing.swap(true, Ordering::SeqCst) {
             let (feed, store) = (Arc::clone(self), Arc::clone(store));
             tokio::spawn(async move { feed.tail(store).await });
@@ -97,7 +105,7 @@ impl Feed {
             };
             for r in records {
                 after = after.max(r.seq);
-                let _ = self.tx.send(FeedEvent::Approval {
+                let _ = self.sender().send(FeedEvent::Approval {
                     conversation_id: r.conversation,
                     action_id: r.entry.action_id,
                     event: r.entry.event,
