@@ -1,7 +1,7 @@
 //! Turning a raw request body into a typed value with clear, JSON-shaped errors.
 //!
 //! Owns: the Content-Type check, the body-size error, malformed-vs-mistyped JSON, and the
-//! message-text limits shared by both APIs. Does not own: the size limit itself (set by
+//! message-text limits shared by both APIs, the `limit` query rule every listing route uses. Does not own: the size limit itself (set by
 //! `DefaultBodyLimit` in the router) or route-specific validation.
 
 use crate::MAX_TEXT_BYTES;
@@ -78,6 +78,23 @@ pub(crate) fn parse_conversation(raw: &str, what: &str) -> Result<ConversationId
         .map_err(|err| ApiError::bad_request(format!("invalid {what}: {err}")))
 }
 
+/// `limit` from the query string: absent → `default`, else 1..=`max`.
+pub(crate) fn parse_limit(
+    raw: Option<&str>,
+    default: usize,
+    max: usize,
+) -> Result<usize, ApiError> {
+    let Some(raw) = raw else {
+        return Ok(default);
+    };
+    match raw.parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(ApiError::bad_request(format!(
+            "limit must be a whole number from 1 to {max}"
+        ))),
+    }
+}
+
 /// Names a request so its retry is the same turn (as Stripe and the OpenAI SDKs use it).
 pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Longest accepted `Idempotency-Key`, in bytes.
@@ -144,6 +161,15 @@ mod tests {
                 .status(),
             StatusCode::PAYLOAD_TOO_LARGE
         );
+    }
+
+    #[test]
+    fn limits_are_bounded() {
+        assert_eq!(parse_limit(None, 7, 10).unwrap(), 7);
+        assert_eq!(parse_limit(Some("10"), 7, 10).unwrap(), 10);
+        for bad in ["0", "11", "-1", "x", ""] {
+            assert!(parse_limit(Some(bad), 7, 10).is_err(), "{bad}");
+        }
     }
 
     #[test]

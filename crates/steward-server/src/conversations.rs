@@ -5,9 +5,8 @@
 //! `ConversationDesk`, which the web app and other surfaces use too), or cancel (`api.rs`).
 
 use crate::AppState;
-use crate::body::{parse_conversation, parse_json};
+use crate::body::{parse_conversation, parse_json, parse_limit};
 use crate::error::ApiError;
-use crate::memory::parse_limit;
 use crate::trace::record_conversation;
 use axum::Json;
 use axum::body::Bytes;

@@ -13,6 +13,7 @@ pub(crate) use decide::{cancel, confirm, request_edit, revise};
 pub(crate) use grants::{create_grant, list_grants, revoke_grant};
 
 use crate::AppState;
+use crate::body::parse_limit;
 use crate::error::ApiError;
 use crate::trace::{record_action, record_grant};
 use axum::Json;
@@ -100,18 +101,6 @@ fn parse_status(raw: Option<&str>) -> Result<Option<ActionStatus>, ApiError> {
     }
 }
 
-fn parse_limit(raw: Option<&str>) -> Result<usize, ApiError> {
-    let Some(raw) = raw else {
-        return Ok(DEFAULT_LIMIT);
-    };
-    match raw.parse::<usize>() {
-        Ok(n) if (1..=MAX_LIMIT).contains(&n) => Ok(n),
-        _ => Err(ApiError::bad_request(format!(
-            "limit must be a whole number from 1 to {MAX_LIMIT}"
-        ))),
-    }
-}
-
 pub(crate) async fn list(
     State(state): State<AppState>,
     query: Result<Query<ListQuery>, QueryRejection>,
@@ -120,7 +109,7 @@ pub(crate) async fn list(
         return Err(ApiError::bad_request("malformed query string"));
     };
     let status = parse_status(query.status.as_deref())?;
-    let limit = parse_limit(query.limit.as_deref())?;
+    let limit = parse_limit(query.limit.as_deref(), DEFAULT_LIMIT, MAX_LIMIT)?;
     let actions = state
         .approvals
         .list(status, limit)
@@ -188,11 +177,20 @@ mod tests {
             assert_eq!(parse_status(Some(status.as_str())).unwrap(), Some(status));
             assert!(VALID_STATUSES.contains(status.as_str()), "{status:?}");
         }
-        assert_eq!(parse_limit(None).unwrap(), DEFAULT_LIMIT);
-        assert_eq!(parse_limit(Some("1")).unwrap(), 1);
-        assert_eq!(parse_limit(Some("500")).unwrap(), 500);
+        assert_eq!(
+            parse_limit(None, DEFAULT_LIMIT, MAX_LIMIT).unwrap(),
+            DEFAULT_LIMIT
+        );
+        assert_eq!(parse_limit(Some("1"), DEFAULT_LIMIT, MAX_LIMIT).unwrap(), 1);
+        assert_eq!(
+            parse_limit(Some("500"), DEFAULT_LIMIT, MAX_LIMIT).unwrap(),
+            500
+        );
         for bad in ["0", "501", "-1", "x", "", "1.5"] {
-            assert!(parse_limit(Some(bad)).is_err(), "{bad}");
+            assert!(
+                parse_limit(Some(bad), DEFAULT_LIMIT, MAX_LIMIT).is_err(),
+                "{bad}"
+            );
         }
     }
 }

@@ -2,9 +2,10 @@
 //! extraction and reflection can never overwrite), delete one.
 //! Does not own source trust itself (`Memory::user_set_fact` and the store enforce it).
 
-use super::{OWNER, check_field, fact_key, memory_error, memory_of, parse_limit};
+use super::{OWNER, check_field, fact_key, memory_error, memory_of};
 use crate::AppState;
 use crate::body::parse_json;
+use crate::body::parse_limit;
 use crate::error::ApiError;
 use axum::Json;
 use axum::body::Bytes;

@@ -70,23 +70,6 @@ fn clean_tags(raw: Vec<String>) -> Result<Vec<String>, ApiError> {
     Tag::normalise_strings(raw).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
-/// `limit` from the query string: absent → `default`, else 1..=`max`.
-pub(crate) fn parse_limit(
-    raw: Option<&str>,
-    default: usize,
-    max: usize,
-) -> Result<usize, ApiError> {
-    let Some(raw) = raw else {
-        return Ok(default);
-    };
-    match raw.parse::<usize>() {
-        Ok(n) if (1..=max).contains(&n) => Ok(n),
-        _ => Err(ApiError::bad_request(format!(
-            "limit must be a whole number from 1 to {max}"
-        ))),
-    }
-}
-
 /// A text field must be non-blank and within `max` bytes.
 fn check_field(name: &str, text: &str, max: usize) -> Result<(), ApiError> {
     if text.len() > max {
@@ -150,14 +133,5 @@ mod tests {
             .map(|i| i.to_string())
             .collect();
         assert!(clean_tags(many).is_err());
-    }
-
-    #[test]
-    fn limits_are_bounded() {
-        assert_eq!(parse_limit(None, 7, 10).unwrap(), 7);
-        assert_eq!(parse_limit(Some("10"), 7, 10).unwrap(), 10);
-        for bad in ["0", "11", "-1", "x", ""] {
-            assert!(parse_limit(Some(bad), 7, 10).is_err(), "{bad}");
-        }
     }
 }

@@ -2,8 +2,8 @@
 //! owner's notes. Notes written here carry the user's provenance.
 //! Does not own storage or search (see `search`).
 
-use super::{OWNER, check_field, clean_tags, memory_error, memory_of, note_id, parse_limit};
-use crate::body::parse_json;
+use super::{OWNER, check_field, clean_tags, memory_error, memory_of, note_id};
+use crate::body::{parse_json, parse_limit};
 use crate::error::ApiError;
 use crate::{AppState, MAX_TEXT_BYTES};
 use axum::Json;

@@ -3,8 +3,9 @@
 //! source and provenance. Rows under the relevance floor are not listed (`Memory::recall`).
 //! Does not own ranking, the floor or the recall cap (`Memory::recall` caps at its recall_max).
 
-use super::{OWNER, memory_error, memory_of, parse_limit};
+use super::{OWNER, memory_error, memory_of};
 use crate::AppState;
+use crate::body::parse_limit;
 use crate::error::ApiError;
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
