@@ -101,27 +101,18 @@ async fn decide(steward: &Steward, id: &str, decision: Decision) -> anyhow::Resu
         .resolve(id, decision, Principal::owner(), Surface::Cli)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    eprintln!("→ {}", crate::chat::resolution_words(&resolution));
     match resolution {
-        Resolution::Applied { action, follow_up } => {
-            eprintln!("→ {}", action.status.as_str());
+        Resolution::Applied { follow_up, .. } => {
             if let Some(turn) = follow_up {
                 crate::chat::print_turn(turn).await;
             }
             Ok(ExitCode::SUCCESS)
         }
-        Resolution::AlreadyDone { action } => {
-            eprintln!("→ already {}", action.status.as_str());
-            Ok(ExitCode::SUCCESS)
-        }
-        Resolution::Conflict { action } => {
-            eprintln!("→ not applied: the action is {}", action.status.as_str());
-            Ok(ExitCode::FAILURE)
-        }
-        Resolution::Stale { action } => {
-            eprintln!(
-                "→ not run: the card changed (now revision {}); `steward approvals show {id}` shows it",
-                action.revision
-            );
+        Resolution::AlreadyDone { .. } => Ok(ExitCode::SUCCESS),
+        Resolution::Conflict { .. } => Ok(ExitCode::FAILURE),
+        Resolution::Stale { .. } => {
+            eprintln!("  `steward approvals show {id}` shows the current card");
             Ok(ExitCode::FAILURE)
         }
     }

@@ -261,31 +261,39 @@ async fn decide(
             .resolve(&card.action_id, decision, Principal::owner(), Surface::Cli)
             .await
         {
-            Ok(Resolution::Applied { action, follow_up }) => {
-                eprintln!("  → {}", action.status.as_str());
-                return follow_up.map_or(Next::Done, Next::Turn);
-            }
-            Ok(Resolution::AlreadyDone { action }) => {
-                eprintln!("  → already {}", action.status.as_str());
-                return Next::Done;
-            }
-            Ok(Resolution::Conflict { action }) => {
-                eprintln!("  → not applied: the action is {}", action.status.as_str());
-                return Next::Done;
-            }
-            Ok(Resolution::Stale { action }) => {
-                // Revised elsewhere while this card was on screen: show the current one.
-                eprintln!(
-                    "  → not run: the card changed since it was shown (now revision {})",
-                    action.revision
-                );
-                card = steward.card(&action, None);
+            Ok(resolution) => {
+                eprintln!("  → {}", resolution_words(&resolution));
+                match resolution {
+                    Resolution::Applied { follow_up, .. } => {
+                        return follow_up.map_or(Next::Done, Next::Turn);
+                    }
+                    // Revised elsewhere while this card was on screen: show the current one.
+                    Resolution::Stale { action } => card = steward.card(&action, None),
+                    Resolution::AlreadyDone { .. } | Resolution::Conflict { .. } => {
+                        return Next::Done;
+                    }
+                }
             }
             Err(e) => {
                 eprintln!("error: {e}");
                 return Next::Done;
             }
         }
+    }
+}
+
+/// What a decision came to, in the terminal's words (`chat` and `steward approvals`).
+pub(crate) fn resolution_words(resolution: &Resolution) -> String {
+    match resolution {
+        Resolution::Applied { action, .. } => action.status.as_str().to_owned(),
+        Resolution::AlreadyDone { action } => format!("already {}", action.status.as_str()),
+        Resolution::Conflict { action } => {
+            format!("not applied: the action is {}", action.status.as_str())
+        }
+        Resolution::Stale { action } => format!(
+            "not run: the card changed since it was shown (now revision {})",
+            action.revision
+        ),
     }
 }
 
