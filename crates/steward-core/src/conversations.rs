@@ -62,7 +62,7 @@ pub trait ConversationDesk: Send + Sync + 'static {
 #[async_trait::async_trait]
 impl ConversationDesk for Steward {
     async fn list(&self, limit: usize) -> Result<Vec<ConversationSummary>, DeskError> {
-        Ok(self.inner.store.list_conversations(limit).await?)
+        Ok(self.inner.deps.store.list_conversations(limit).await?)
     }
 
     async fn history(
@@ -71,7 +71,7 @@ impl ConversationDesk for Steward {
         before: Option<u64>,
         limit: usize,
     ) -> Result<Option<History>, DeskError> {
-        let store = &self.inner.store;
+        let store = &self.inner.deps.store;
         let Some(summary) = store.conversation(conversation).await? else {
             return Ok(None);
         };
@@ -84,7 +84,7 @@ impl ConversationDesk for Steward {
         conversation: &ConversationId,
         title: Option<ConversationTitle>,
     ) -> Result<Option<ConversationSummary>, DeskError> {
-        let store = &self.inner.store;
+        let store = &self.inner.deps.store;
         if !store.set_title(conversation, title.as_ref()).await? {
             return Ok(None);
         }
@@ -96,7 +96,13 @@ impl ConversationDesk for Steward {
         if self.is_busy(conversation) {
             return Ok(Deleted::Busy);
         }
-        if self.inner.store.delete_conversation(conversation).await? {
+        if self
+            .inner
+            .deps
+            .store
+            .delete_conversation(conversation)
+            .await?
+        {
             tracing::info!(%conversation, "conversation deleted");
             Ok(Deleted::Done)
         } else {

@@ -8,9 +8,11 @@
 //! Owns: the target, the port, the order of those three steps and the text's limits. Does not
 //! own: when to speak (the scheduler) or how a surface words it.
 
-use crate::steward::Steward;
-use std::sync::Arc;
+use crate::feed::Feed;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 use steward_protocol::{ConversationId, FeedEvent, Message, Surface};
+use steward_store::Store;
 
 /// Longest delivered text, in bytes.
 pub const MAX_DELIVERY_BYTES: usize = 64 * 1024;
@@ -50,18 +52,25 @@ pub enum DeliveryError {
     Store,
 }
 
-impl Steward {
-    /// The surface's deliverer from now on (the composition root registers each surface).
-    pub fn register_delivery(&self, surface: Surface, deliver: Arc<dyn Deliver>) {
-        match self.inner.deliverers.write() {
+/// Each surface's deliverer (the composition root registers them), and the one delivery path.
+#[derive(Default)]
+pub(crate) struct Deliverers {
+    by_surface: RwLock<HashMap<Surface, Arc<dyn Deliver>>>,
+}
+
+impl Deliverers {
+    pub(crate) fn register(&self, surface: Surface, deliver: Arc<dyn Deliver>) {
+        match self.by_surface.write() {
             Ok(mut d) => d.insert(surface, deliver),
             Err(poisoned) => poisoned.into_inner().insert(surface, deliver),
         };
     }
 
     /// Put `text` in front of the owner on `target`: stored, published, sent.
-    pub async fn deliver(
+    pub(crate) async fn deliver(
         &self,
+        store: &dyn Store,
+        feed: &Feed,
         target: &DeliveryTarget,
         text: &str,
     ) -> Result<Delivery, DeliveryError> {
@@ -71,8 +80,7 @@ impl Steward {
         if text.len() > MAX_DELIVERY_BYTES {
             return Err(DeliveryError::TooLong);
         }
-        self.inner
-            .store
+        store
             .append_messages(
                 &target.conversation,
                 &[Message::assistant(text.to_owned(), vec![])],
@@ -82,12 +90,12 @@ impl Steward {
                 tracing::error!(error = %e, "could not store a delivered message");
                 DeliveryError::Store
             })?;
-        self.inner.feed.publish(FeedEvent::Delivered {
+        feed.publish(FeedEvent::Delivered {
             conversation_id: target.conversation.clone(),
             surface: target.surface,
             text: text.to_owned(),
         });
-        let deliverer = match self.inner.deliverers.read() {
+        let deliverer = match self.by_surface.read() {
             Ok(d) => d.get(&target.surface).cloned(),
             Err(poisoned) => poisoned.into_inner().get(&target.surface).cloned(),
         };

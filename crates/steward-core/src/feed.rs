@@ -125,12 +125,6 @@ pub trait EventFeed: Send + Sync + 'static {
     fn subscribe(&self, conversation: Option<ConversationId>) -> Subscription;
 }
 
-impl EventFeed for crate::Steward {
-    fn subscribe(&self, conversation: Option<ConversationId>) -> Subscription {
-        crate::Steward::subscribe(self, conversation)
-    }
-}
-
 /// One subscriber's stream: only its conversation's events when it named one.
 pub struct Subscription {
     rx: broadcast::Receiver<FeedEvent>,

@@ -8,22 +8,17 @@
 //! the CLI).
 
 pub mod approvals;
-mod approvals_api;
 mod conversations;
 mod delivery;
-mod edit_turn;
 mod feed;
-mod gates;
 mod history;
 mod port;
 mod projection;
 mod prompt;
 mod reply;
-mod request;
 mod settings;
 mod steward;
 mod taint;
-mod tool_round;
 mod turn;
 
 pub use conversations::{ConversationDesk, Deleted, DeskError, History};
@@ -33,6 +28,6 @@ pub use history::trim_history;
 pub use port::{ApprovalDesk, ApprovalError, Assistant, Resolution, TurnStream};
 pub use projection::{Change, ToolStatus, ToolView, TurnEnd, TurnView};
 pub use prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
-pub use request::{fresh_retry_key, idempotency_key, retry_key};
 pub use settings::{AgentSettings, MemoryWiring, ModelBinding};
 pub use steward::{Steward, StewardDeps};
+pub use turn::request::{fresh_retry_key, idempotency_key, retry_key};

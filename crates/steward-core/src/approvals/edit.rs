@@ -3,8 +3,8 @@
 //! (`Decision::Revise`) so the originating tool's validator re-checks it. The model only
 //! proposes; code decides.
 
-use super::resolve::{Approvals, Resolved};
-use crate::port::ApprovalError;
+use super::record::Approvals;
+use crate::port::{ApprovalError, Resolution};
 use crate::settings::ModelBinding;
 use steward_llm::{ChatRequest, Models};
 use steward_protocol::{Decision, Message, PendingAction, Principal, Surface};
@@ -35,7 +35,7 @@ pub(crate) async fn revise_in_words(
     principal: &Principal,
     surface: Surface,
     cancel: &CancellationToken,
-) -> Result<Resolved, ApprovalError> {
+) -> Result<Resolution, ApprovalError> {
     let Some(primary) = binding.primary.as_ref() else {
         return Err(ApprovalError::Invalid(
             "no model is configured to turn the edit into new arguments; revise the card directly"
@@ -76,6 +76,7 @@ pub(crate) async fn revise_in_words(
             Decision::Revise { arguments },
             principal,
             surface,
+            None,
         )
         .await
 }

@@ -11,7 +11,7 @@
 
 use super::payload::{canonical, payload_hash};
 use super::policy::{PolicyDecision, decide};
-use super::resolve::{Approvals, now_ms};
+use super::record::{Approvals, now_ms};
 use crate::taint::{PrivateValues, Review, TurnTaint};
 use steward_protocol::{ActionKind, ActionStatus, Effect, Inbound, PendingAction, ToolCall};
 use steward_store::StoreError;

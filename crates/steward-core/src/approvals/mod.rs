@@ -3,10 +3,15 @@
 //!
 //! Every change of an action's status happens in `resolve.rs` through the store's
 //! compare-and-set; an architecture test fails if any other code calls it. `run.rs` runs an
-//! approved action's tool, `record.rs` holds the shared plumbing (audit, scores, clock).
+//! approved action's tool, `record.rs` holds the shared plumbing (audit, scores, clock),
+//! `desk.rs` the operations surfaces call (and the start-up recovery and expiry sweep),
+//! `follow_up.rs` the turn that continues after an approved action ran. Nothing here depends
+//! on the queues or the turn: the follow-up is started through the `FollowUps` port.
 
 pub mod card;
+mod desk;
 mod edit;
+mod follow_up;
 mod gate;
 mod payload;
 mod policy;
@@ -15,9 +20,10 @@ mod resolve;
 mod run;
 
 pub(crate) use edit::revise_in_words;
+pub(crate) use follow_up::FollowUps;
 pub(crate) use gate::CallPlan;
 pub(crate) use gate::{Containment, GateOutcome, gate_calls};
 pub use payload::payload_hash;
 pub use policy::{ApprovalSettings, PolicyDecision, decide};
-pub(crate) use resolve::{Approvals, Resolved, now_ms, store_err};
+pub(crate) use record::Approvals;
 pub use run::{EFFECT_CHANGED, FAILPOINT_ENV, INTERRUPTED};

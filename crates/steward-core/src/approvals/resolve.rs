@@ -4,28 +4,13 @@
 //! architecture test fails if `transition_action` is called anywhere else. Running the tool
 //! itself, and the texts and failpoints around it, live in `run.rs`.
 
+use super::follow_up::{FollowUps, follow_up};
 use super::record::audit;
-pub(crate) use super::record::{Approvals, now_ms, store_err};
+use super::record::{Approvals, now_ms, store_err};
 use super::run::{INTERRUPTED, RunResult, UNRECORDABLE, effect_changed_record, failpoint};
-use crate::port::ApprovalError;
+use crate::port::{ApprovalError, Resolution};
 use steward_protocol::{ActionStatus, Decision, PendingAction, Principal, Surface};
 use steward_store::{ActionPatch, AuditEntry, CasGuard, Transition};
-
-pub(crate) enum Resolved {
-    /// Applied. `continue_turn`: the agent should continue in the action's conversation.
-    /// `reissued`: a new pending card for the same payload, because the effect changed
-    /// since the owner approved this one (which then ran nothing).
-    Applied {
-        action: PendingAction,
-        continue_turn: bool,
-        reissued: Option<Box<PendingAction>>,
-    },
-    AlreadyDone(PendingAction),
-    /// Not applied; the action as it is. A conflict with an action that is still `pending`
-    /// means the card the decision was made on is not the current one (it was revised):
-    /// surfaces get it as `Resolution::Stale` with the current card.
-    Conflict(PendingAction),
-}
 
 /// A confirmed action after its run was recorded.
 struct Finished {
@@ -54,7 +39,8 @@ impl Approvals {
         decision: Decision,
         principal: &Principal,
         surface: Surface,
-    ) -> Result<Resolved, ApprovalError> {
+        follow: Option<&dyn FollowUps>,
+    ) -> Result<Resolution, ApprovalError> {
         let action = self
             .store
             .get_action(id)
@@ -63,7 +49,8 @@ impl Approvals {
             .ok_or(ApprovalError::NotFound)?;
         match decision {
             Decision::Confirm { revision } => {
-                self.confirm(action, revision, principal, surface).await
+                self.confirm(action, revision, principal, surface, follow)
+                    .await
             }
             Decision::Cancel => self.cancel(action, principal, surface).await,
             Decision::Revise { arguments } => {
@@ -78,7 +65,8 @@ impl Approvals {
         shown_revision: u32,
         principal: &Principal,
         surface: Surface,
-    ) -> Result<Resolved, ApprovalError> {
+        follow: Option<&dyn FollowUps>,
+    ) -> Result<Resolution, ApprovalError> {
         if action.revision != shown_revision {
             // Approval binds to the effect the owner saw: a card revised since it was shown
             // is not confirmed, nothing runs, and the surface gets the current card. (The
@@ -112,11 +100,9 @@ impl Approvals {
         // Simulates a crash between confirm and running (see FAILPOINT_ENV).
         failpoint("after_confirm");
         let Finished { action, reissued } = self.execute(confirmed, principal, surface).await?;
-        Ok(Resolved::Applied {
-            action,
-            continue_turn: true,
-            reissued,
-        })
+        // The agent continues in the action's conversation from the result.
+        let follow_up = follow.map(|f| follow_up(f, &action, reissued.as_deref()));
+        Ok(Resolution::Applied { action, follow_up })
     }
 
     /// Why a confirm lost the compare-and-set, told honestly.
@@ -126,7 +112,7 @@ impl Approvals {
         current: PendingAction,
         principal: &Principal,
         surface: Surface,
-    ) -> Result<Resolved, ApprovalError> {
+    ) -> Result<Resolution, ApprovalError> {
         match current.status {
             ActionStatus::Confirmed
             | ActionStatus::Running
@@ -134,7 +120,7 @@ impl Approvals {
             | ActionStatus::Failed
                 if current.payload_hash == seen.payload_hash =>
             {
-                Ok(Resolved::AlreadyDone(current))
+                Ok(Resolution::AlreadyDone { action: current })
             }
             // Overdue but not yet swept: expired now (a late confirm never runs); or revised.
             _ => self.not_applied(current, principal, surface).await,
@@ -294,7 +280,7 @@ impl Approvals {
         action: PendingAction,
         principal: &Principal,
         surface: Surface,
-    ) -> Result<Resolved, ApprovalError> {
+    ) -> Result<Resolution, ApprovalError> {
         let guard = CasGuard {
             from: ActionStatus::Pending,
             expected_hash: None,
@@ -312,16 +298,15 @@ impl Approvals {
         {
             Transition::Applied(a) => {
                 self.score(&a, "user_approval", 0.0).await;
-                Ok(Resolved::Applied {
+                Ok(Resolution::Applied {
                     action: a,
-                    continue_turn: false,
-                    reissued: None,
+                    follow_up: None,
                 })
             }
             Transition::Conflict(cur) if cur.status == ActionStatus::Cancelled => {
-                Ok(Resolved::AlreadyDone(cur))
+                Ok(Resolution::AlreadyDone { action: cur })
             }
-            Transition::Conflict(cur) => Ok(Resolved::Conflict(cur)),
+            Transition::Conflict(cur) => Ok(not_current(cur)),
             Transition::NotFound => Err(ApprovalError::NotFound),
         }
     }
@@ -332,7 +317,7 @@ impl Approvals {
         arguments: serde_json::Value,
         principal: &Principal,
         surface: Surface,
-    ) -> Result<Resolved, ApprovalError> {
+    ) -> Result<Resolution, ApprovalError> {
         let (text, hash, preview) = self.revised_payload(&action, arguments).await?;
         let patch = ActionPatch {
             arguments: Some(text.clone()),
@@ -354,16 +339,15 @@ impl Approvals {
         {
             Transition::Applied(a) => {
                 self.score(&a, "user_edit", 1.0).await;
-                Ok(Resolved::Applied {
+                Ok(Resolution::Applied {
                     action: a,
-                    continue_turn: false,
-                    reissued: None,
+                    follow_up: None,
                 })
             }
             Transition::Conflict(cur)
                 if cur.status == ActionStatus::Pending && cur.payload_hash == hash =>
             {
-                Ok(Resolved::AlreadyDone(cur))
+                Ok(Resolution::AlreadyDone { action: cur })
             }
             Transition::Conflict(cur) => self.not_applied(cur, principal, surface).await,
             Transition::NotFound => Err(ApprovalError::NotFound),
@@ -378,12 +362,12 @@ impl Approvals {
         current: PendingAction,
         principal: &Principal,
         surface: Surface,
-    ) -> Result<Resolved, ApprovalError> {
+    ) -> Result<Resolution, ApprovalError> {
         if current.status == ActionStatus::Pending && current.expires_at_ms <= now_ms() {
             let expired = self.expire_one(&current, principal, surface).await?;
-            return Ok(Resolved::Conflict(expired));
+            return Ok(not_current(expired));
         }
-        Ok(Resolved::Conflict(current))
+        Ok(not_current(current))
     }
 
     /// Mark (or unmark) a pending action as awaiting an edit in words. Status unchanged.
@@ -393,7 +377,7 @@ impl Approvals {
         awaiting: bool,
         principal: &Principal,
         surface: Surface,
-    ) -> Result<Resolved, ApprovalError> {
+    ) -> Result<Resolution, ApprovalError> {
         let action = self
             .store
             .get_action(id)
@@ -419,12 +403,11 @@ impl Approvals {
             .cas(&action, guard, ActionStatus::Pending, &patch, &entry)
             .await?
         {
-            Transition::Applied(a) => Ok(Resolved::Applied {
+            Transition::Applied(a) => Ok(Resolution::Applied {
                 action: a,
-                continue_turn: false,
-                reissued: None,
+                follow_up: None,
             }),
-            Transition::Conflict(cur) => Ok(Resolved::Conflict(cur)),
+            Transition::Conflict(cur) => Ok(not_current(cur)),
             Transition::NotFound => Err(ApprovalError::NotFound),
         }
     }
@@ -513,5 +496,15 @@ impl Approvals {
             }
         }
         Ok(out)
+    }
+}
+
+/// A decision that lost to the action's current state. Still `pending` yet not applied means
+/// the card the decision was made on is not the current one (it was revised): `Stale`.
+fn not_current(action: PendingAction) -> Resolution {
+    if action.status == ActionStatus::Pending {
+        Resolution::Stale { action }
+    } else {
+        Resolution::Conflict { action }
     }
 }

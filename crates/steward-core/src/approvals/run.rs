@@ -7,7 +7,7 @@
 //! and the recovery of interrupted actions) stays in `resolve.rs`, which calls these helpers.
 
 use super::payload::{canonical, payload_hash};
-use super::resolve::{Approvals, now_ms};
+use super::record::{Approvals, now_ms};
 use crate::port::ApprovalError;
 use steward_protocol::{ActionKind, ActionStatus, PendingAction};
 use steward_tools::{ApprovedRun, ToolContext};

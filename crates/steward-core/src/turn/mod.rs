@@ -5,47 +5,36 @@
 //! never loses what the user said); an assistant message with tool calls is stored in the
 //! same append as all its results, so no reader ever sees a call without its result.
 
+mod deps;
+mod edit;
+mod failure;
+mod memory;
+pub(crate) mod request;
+mod tool_round;
+
+pub(crate) use deps::{TurnContext, TurnDeps, TurnKind};
+pub(crate) use failure::Failure;
+pub(crate) use request::RequestLog;
+
 use crate::approvals::Containment;
-use crate::edit_turn::edit_turn;
-use crate::gates::{memory_context, read_later_gate, spawn_extraction};
 use crate::history::trim_history;
 use crate::prompt::{NO_MODEL_MESSAGE, client_instructions_block, context_block, system_prompt};
 use crate::reply::ImageDefuser;
-use crate::request::{self, Prior, Recorder};
-use crate::settings::ModelBinding;
-use crate::steward::Inner;
 use crate::taint::{TurnTaint, trust_of};
-
-mod failure;
-use crate::tool_round::run_tool_round;
-pub(crate) use failure::Failure;
+use edit::edit_turn;
 use failure::{failed, stopped};
+use memory::{memory_context, read_later_shortcut, spawn_extraction};
+use request::{Prior, Recorder};
 use steward_llm::{ChatRequest, LlmError, ModelRef};
 use steward_memory::Exchange;
 use steward_protocol::{FailureKind, Inbound, Message, TurnEvent, Usage};
 use steward_tools::ToolContext;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
+use tool_round::run_tool_round;
 use tracing::Instrument;
 
 /// Longest tool output echoed in a `ToolFinished` event (the model gets the full text).
 pub(crate) const EVENT_OUTPUT_CHARS: usize = 2000;
-
-pub(crate) struct TurnContext<'a> {
-    pub(crate) inner: &'a Inner,
-    pub(crate) binding: ModelBinding,
-    pub(crate) cancel: CancellationToken,
-    /// Also the trace id: approvals and scores created in this turn refer to it.
-    pub(crate) turn_id: String,
-}
-
-/// Whether a turn answers the user or continues after an approved action ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TurnKind {
-    User,
-    /// The "user" message is Steward's own note with the action's result (fenced).
-    FollowUp,
-}
 
 /// Run one turn and send its events. Always sends `Started` first and exactly one terminal
 /// event last (unless the receiver is gone, in which case the turn still runs and persists).
@@ -57,13 +46,13 @@ pub(crate) async fn run_turn(
 ) {
     // A keyed request may be a retry of an earlier attempt: send its end again, or resume it.
     let mut resume = false;
-    let mut created_at_ms = ctx.inner.now_ms();
+    let mut created_at_ms = ctx.deps.now_ms();
     if let Some(key) = &inbound.request {
         let started = |turn_id: String| TurnEvent::Started {
             conversation_id: inbound.conversation.clone(),
             turn_id,
         };
-        let ended = match request::prior(ctx.inner, &inbound, key).await {
+        let ended = match request::prior(ctx.deps, &inbound, key).await {
             Ok(Prior::New) => None,
             Ok(Prior::Resume {
                 turn_id,
@@ -115,7 +104,7 @@ pub(crate) async fn run_turn(
     // unbounded channel and forward in order, so a slow surface never stalls the model.
     let (etx, mut erx) = mpsc::unbounded_channel::<TurnEvent>();
     let keep = recorder.is_some();
-    let feed = std::sync::Arc::clone(&ctx.inner.feed);
+    let feed = std::sync::Arc::clone(&ctx.deps.feed);
     let (feed_conversation, feed_surface) = (inbound.conversation.clone(), inbound.surface);
     let forward = async move {
         // What a keyed turn's retry would be sent again.
@@ -138,7 +127,7 @@ pub(crate) async fn run_turn(
         conversation_id: inbound.conversation.clone(),
         turn_id,
     });
-    let timeout = ctx.inner.settings.turn_timeout;
+    let timeout = ctx.deps.settings.turn_timeout;
     let work = async {
         let mut tool_outputs = Vec::new();
         let mut taint = TurnTaint::default();
@@ -153,7 +142,7 @@ pub(crate) async fn run_turn(
         let stoppable = async {
             tokio::select! {
                 r = body => r,
-                () = ctx.cancel.cancelled() => Err(stopped(ctx.inner)),
+                () = ctx.cancel.cancelled() => Err(stopped(ctx.deps)),
             }
         };
         let result = match tokio::time::timeout(timeout, stoppable).await {
@@ -176,7 +165,7 @@ pub(crate) async fn run_turn(
         };
         if let (TurnEvent::Final { text, .. }, TurnKind::User) = (&terminal, kind) {
             spawn_extraction(
-                ctx.inner,
+                ctx.deps,
                 ctx.binding.primary.as_ref(),
                 Exchange {
                     user: inbound.principal.0.clone(),
@@ -196,7 +185,7 @@ pub(crate) async fn run_turn(
     // Recorded before the worker takes the conversation's next turn, so a retry queued
     // behind this one finds how it ended.
     if let Some(recorder) = &recorder {
-        recorder.finish(ctx.inner, &kept).await;
+        recorder.finish(ctx.deps, &kept).await;
     }
 }
 
@@ -217,10 +206,10 @@ async fn turn_body(
     tool_outputs: &mut Vec<(String, String)>,
     taint: &mut TurnTaint,
 ) -> Result<TurnEvent, Failure> {
-    let inner = ctx.inner;
-    let settings = &inner.settings;
+    let deps = ctx.deps;
+    let settings = &deps.settings;
     let kind = how.kind;
-    // A resumed attempt already went through the gates that answer without the model.
+    // A resumed attempt already went through the shortcuts that answer without the model.
     let first = kind == TurnKind::User && !how.resume;
     if inbound.text.trim().is_empty() {
         return Err(Failure::new(FailureKind::Input, "The message is empty."));
@@ -230,14 +219,14 @@ async fn turn_body(
     let Some(primary) = ctx.binding.primary.clone() else {
         return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));
     };
-    if first && let Some(done) = read_later_gate(inner, inbound).await? {
+    if first && let Some(done) = read_later_shortcut(deps, inbound).await? {
         return Ok(done);
     }
     let conversation = &inbound.conversation;
     if first && let Some(done) = edit_turn(ctx, inbound, events).await? {
         return Ok(done);
     }
-    let stored = inner
+    let stored = deps
         .store
         .recent_messages(conversation, settings.history_messages)
         .await?;
@@ -255,24 +244,23 @@ async fn turn_body(
         after = rest;
     } else {
         // What the user said is saved before anything can fail (the store scrubs what it keeps).
-        inner
-            .store
+        deps.store
             .append_messages(conversation, &[Message::user(inbound.text.clone())])
             .await?;
         if let Some(recorder) = how.recorder {
-            recorder.user_stored(inner).await;
+            recorder.user_stored(deps).await;
         }
     }
-    taint.add_history(&messages, &inner.tools);
+    taint.add_history(&messages, &deps.tools);
     match kind {
         TurnKind::User => taint.add_owner(&inbound.text),
-        TurnKind::FollowUp => taint.add_follow_up(&inbound.text, &inner.tools),
+        TurnKind::FollowUp => taint.add_follow_up(&inbound.text, &deps.tools),
     }
     if let Some(instructions) = &inbound.instructions {
         taint.add_owner(instructions);
     }
-    taint.add_history(&after, &inner.tools);
-    let context = context_block(inner.now_unix(), settings.timezone.as_deref());
+    taint.add_history(&after, &deps.tools);
+    let context = context_block(deps.now_unix(), settings.timezone.as_deref());
     let instructions = inbound
         .instructions
         .as_deref()
@@ -280,7 +268,7 @@ async fn turn_body(
         .map(client_instructions_block)
         .unwrap_or_default();
     let remembered = if kind == TurnKind::User {
-        let block = memory_context(inner, inbound).await;
+        let block = memory_context(deps, inbound).await;
         for source in &block.tainted_by {
             taint.add_source(&format!("unconfirmed memory from {source}"));
         }
@@ -298,7 +286,7 @@ async fn turn_body(
         system: system_prompt().to_owned(),
         messages,
         // Core tools + the tool index + what this conversation loaded (steward-tools `index`).
-        tools: inner.tools.offer(conversation),
+        tools: deps.tools.offer(conversation),
         max_output_tokens: Some(settings.max_output_tokens),
         temperature: None,
     };
@@ -339,8 +327,7 @@ async fn turn_body(
         span.record("output_tokens", usage.output_tokens);
 
         if response.tool_calls.is_empty() {
-            inner
-                .store
+            deps.store
                 .append_messages(
                     conversation,
                     &[Message::assistant(response.text.clone(), vec![])],
@@ -358,7 +345,7 @@ async fn turn_body(
         tool_ctx.tainted_by = taint.sources().to_vec();
         let containment = Containment {
             taint,
-            private: &inner.private,
+            private: &deps.private,
         };
         let results = run_tool_round(
             ctx,
@@ -371,7 +358,7 @@ async fn turn_body(
         .await?;
         for m in &results {
             let name = m.tool_name.as_deref().unwrap_or_default();
-            taint.add_result(name, &m.content, trust_of(&inner.tools, name));
+            taint.add_result(name, &m.content, trust_of(&deps.tools, name));
         }
         tool_outputs.extend(
             results
@@ -379,14 +366,14 @@ async fn turn_body(
                 .map(|m| (m.tool_name.clone().unwrap_or_default(), m.content.clone())),
         );
         group.extend(results);
-        inner.store.append_messages(conversation, &group).await?;
+        deps.store.append_messages(conversation, &group).await?;
         request.messages.extend(group);
         // An on-demand tool the model called (or loaded) now stays offered with its schema.
-        inner.tools.note_calls(
+        deps.tools.note_calls(
             conversation,
             response.tool_calls.iter().map(|c| c.name.as_str()),
         );
-        request.tools = inner.tools.offer(conversation);
+        request.tools = deps.tools.offer(conversation);
 
         if usage.total() >= settings.max_turn_tokens {
             return Err(Failure::new(
@@ -416,7 +403,7 @@ async fn call_model(
     round: u32,
 ) -> Result<steward_llm::ChatResponse, Failure> {
     let span = tracing::info_span!("model_round", round, model = %primary);
-    ctx.inner
+    ctx.deps
         .models
         .chat(
             primary,
@@ -428,7 +415,7 @@ async fn call_model(
         .instrument(span)
         .await
         .map_err(|e| match e {
-            LlmError::Cancelled => stopped(ctx.inner),
+            LlmError::Cancelled => stopped(ctx.deps),
             other => Failure::from(other),
         })
 }

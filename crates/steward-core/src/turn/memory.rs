@@ -1,9 +1,9 @@
-//! Memory around the turn: the bare-URL gate (a message that is only a link is saved to
+//! Memory around the turn: the bare-link shortcut (a message that is only a link is saved to
 //! read-later without running the agent), the remembered-context block added to the user
 //! turn, and fact extraction after the exchange — spawned so the user never waits for it.
 
-use crate::steward::Inner;
-use crate::turn::{Failure, scrub};
+use super::TurnDeps;
+use super::{Failure, scrub};
 use steward_memory::Exchange;
 use steward_memory::context::ContextBlock;
 use steward_protocol::{Inbound, Message, TurnEvent, Usage};
@@ -25,11 +25,11 @@ pub(crate) fn bare_url(text: &str) -> Option<&str> {
 }
 
 /// Save a bare link for later and answer without calling the model.
-pub(crate) async fn read_later_gate(
-    inner: &Inner,
+pub(crate) async fn read_later_shortcut(
+    deps: &TurnDeps,
     inbound: &Inbound,
 ) -> Result<Option<TurnEvent>, Failure> {
-    let (Some(wiring), Some(url)) = (inner.memory.as_ref(), bare_url(&inbound.text)) else {
+    let (Some(wiring), Some(url)) = (deps.memory.as_ref(), bare_url(&inbound.text)) else {
         return Ok(None);
     };
     let saved = wiring
@@ -43,8 +43,7 @@ pub(crate) async fn read_later_gate(
             return Ok(None);
         }
     };
-    inner
-        .store
+    deps.store
         .append_messages(
             &inbound.conversation,
             &[
@@ -63,8 +62,8 @@ pub(crate) async fn read_later_gate(
 /// The remembered context for this message, fenced as data ("" when none qualifies or
 /// memory is off), with the taint of any unconfirmed row it shows (only rows written in
 /// this conversation can be shown). A memory failure never fails the turn.
-pub(crate) async fn memory_context(inner: &Inner, inbound: &Inbound) -> ContextBlock {
-    let Some(wiring) = inner.memory.as_ref() else {
+pub(crate) async fn memory_context(deps: &TurnDeps, inbound: &Inbound) -> ContextBlock {
+    let Some(wiring) = deps.memory.as_ref() else {
         return ContextBlock::default();
     };
     match wiring
@@ -84,22 +83,22 @@ pub(crate) async fn memory_context(inner: &Inner, inbound: &Inbound) -> ContextB
     }
 }
 
-/// After a finished exchange: extract facts through the quality gate, in the background.
+/// After a finished exchange: extract facts through the fact quality check (steward-memory), in the background.
 pub(crate) fn spawn_extraction(
-    inner: &Inner,
+    deps: &TurnDeps,
     primary: Option<&steward_llm::ModelRef>,
     exchange: Exchange,
 ) {
-    let Some(wiring) = inner.memory.as_ref().filter(|w| w.extract) else {
+    let Some(wiring) = deps.memory.as_ref().filter(|w| w.extract) else {
         return;
     };
     let Some(model) = wiring.extraction_model.clone().or_else(|| primary.cloned()) else {
         return;
     };
     let memory = wiring.memory.clone();
-    let models = inner.models.clone();
+    let models = deps.models.clone();
     let span = tracing::info_span!("post_turn_extraction");
-    inner.tracker.spawn(
+    deps.tracker.spawn(
         async move {
             match memory.extract(&models, &model, &exchange).await {
                 Ok(report) => tracing::debug!(?report, "facts extracted"),

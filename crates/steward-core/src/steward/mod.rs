@@ -1,26 +1,30 @@
 //! `Steward`: the assistant behind every surface. Queues turns per conversation, runs
 //! them, and shuts down gracefully.
 //!
+//! The ports surfaces use (`Assistant`, `ApprovalDesk`, `EventFeed`, delivery) are
+//! implemented in `ports.rs` by handing each call to the part of core that owns it.
+//!
 //! Ordering: each conversation has one worker task fed by an unbounded queue; `submit`
 //! pushes while holding the queue map lock, and a worker only exits after finding its
 //! queue empty under that same lock, so no message is ever stranded and turns in one
 //! conversation run strictly in arrival order. Different conversations have different
 //! workers and never wait for each other.
 
+mod ports;
+
 use crate::approvals::{ApprovalSettings, Approvals};
-use crate::delivery::Deliver;
-use crate::feed::{Feed, Subscription};
-use crate::port::{Assistant, TurnStream};
-use crate::request::RequestLog;
+use crate::delivery::Deliverers;
+use crate::feed::Feed;
+use crate::port::TurnStream;
 use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
 use crate::taint::PrivateValues;
-use crate::turn::{TurnContext, TurnKind, run_turn};
+use crate::turn::{RequestLog, TurnContext, TurnDeps, TurnKind, run_turn};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use steward_llm::{LlmError, ModelRef, Models};
-use steward_protocol::{ConversationId, FailureKind, Inbound, RequestKey, Surface, TurnEvent};
+use steward_protocol::{ConversationId, FailureKind, Inbound, TurnEvent};
 use steward_store::Store;
 use steward_tools::ToolRegistry;
 use tokio::sync::mpsc;
@@ -39,7 +43,7 @@ pub struct StewardDeps {
     pub settings: AgentSettings,
     pub binding: ModelBinding,
     pub approvals: ApprovalSettings,
-    /// None: no memory (no context block, no extraction, no read-later gate).
+    /// None: no memory (no context block, no extraction, no read-later shortcut).
     pub memory: Option<MemoryWiring>,
     /// Secret values from the configuration (API keys, tokens, MCP credentials): an
     /// outbound call that carries one asks first (see `taint`).
@@ -53,28 +57,15 @@ struct Job {
 }
 
 pub(crate) struct Inner {
-    pub(crate) store: Arc<dyn Store>,
-    pub(crate) models: Arc<Models>,
-    pub(crate) tools: Arc<ToolRegistry>,
-    pub(crate) settings: AgentSettings,
-    pub(crate) approvals: Approvals,
-    pub(crate) memory: Option<MemoryWiring>,
-    /// Where the taint rule looks for private values in outbound calls.
-    pub(crate) private: PrivateValues,
-    /// Keyed client requests (retries are the same turn).
-    pub(crate) requests: RequestLog,
-    /// The event feed every surface may subscribe to.
-    pub(crate) feed: Arc<Feed>,
+    /// What every turn runs on (and the approval desk shares).
+    pub(crate) deps: TurnDeps,
     /// Each surface's way of delivering a proactive message (`delivery`).
-    pub(crate) deliverers: RwLock<HashMap<Surface, Arc<dyn Deliver>>>,
+    pub(crate) deliverers: Deliverers,
     binding: RwLock<ModelBinding>,
     queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
     /// The running turn of each busy conversation: cancelling its token stops that turn only.
     running: Mutex<HashMap<ConversationId, CancellationToken>>,
-    pub(crate) tracker: TaskTracker,
     accepting: AtomicBool,
-    /// Cancelled when the shutdown grace period runs out: running turns stop.
-    pub(crate) hard_stop: CancellationToken,
 }
 
 /// Cheap to clone; all clones are the same assistant.
@@ -85,34 +76,36 @@ pub struct Steward {
 
 impl Steward {
     pub fn new(deps: StewardDeps) -> Self {
-        let approvals = Approvals {
+        let approvals = Arc::new(Approvals {
             store: deps.store.clone(),
             tools: deps.tools.clone(),
             settings: deps.approvals,
             timezone: deps.settings.timezone.clone(),
-        };
+        });
         let private = PrivateValues {
             memory: deps.memory.as_ref().map(|w| w.memory.clone()),
             secrets: Arc::new(deps.secrets),
         };
         Self {
             inner: Arc::new(Inner {
-                private,
-                requests: RequestLog::default(),
-                feed: Arc::new(Feed::new()),
-                deliverers: RwLock::new(HashMap::new()),
-                store: deps.store,
-                models: deps.models,
-                tools: deps.tools,
-                settings: deps.settings,
-                approvals,
-                memory: deps.memory,
+                deps: TurnDeps {
+                    store: deps.store,
+                    models: deps.models,
+                    tools: deps.tools,
+                    settings: deps.settings,
+                    approvals,
+                    memory: deps.memory,
+                    private,
+                    requests: RequestLog::default(),
+                    feed: Arc::new(Feed::new()),
+                    tracker: TaskTracker::new(),
+                    hard_stop: CancellationToken::new(),
+                },
+                deliverers: Deliverers::default(),
                 binding: RwLock::new(deps.binding),
                 queues: Mutex::new(HashMap::new()),
                 running: Mutex::new(HashMap::new()),
-                tracker: TaskTracker::new(),
                 accepting: AtomicBool::new(true),
-                hard_stop: CancellationToken::new(),
             }),
         }
     }
@@ -128,7 +121,7 @@ impl Steward {
     /// Rebind the model at runtime; applies from the next turn. Refuses unknown providers.
     pub fn set_binding(&self, binding: ModelBinding) -> Result<(), LlmError> {
         for m in [&binding.primary, &binding.fallback].into_iter().flatten() {
-            self.inner.models.check(m)?;
+            self.inner.deps.models.check(m)?;
         }
         match self.inner.binding.write() {
             Ok(mut b) => *b = binding,
@@ -144,25 +137,26 @@ impl Steward {
 
     /// Conversations with a turn queued or running.
     pub fn busy_conversations(&self) -> usize {
-        self.inner.tracker.len()
+        self.inner.deps.tracker.len()
     }
 
     /// Stop accepting turns, let running and queued ones finish for up to `grace`, then
     /// cancel what is left and wait (briefly) for those to record their failure.
     pub async fn shutdown(&self, grace: Duration) {
         self.inner.accepting.store(false, Ordering::SeqCst);
-        self.inner.feed.shutdown();
-        self.inner.tracker.close();
-        if tokio::time::timeout(grace, self.inner.tracker.wait())
+        self.inner.deps.feed.shutdown();
+        self.inner.deps.tracker.close();
+        if tokio::time::timeout(grace, self.inner.deps.tracker.wait())
             .await
             .is_err()
         {
             tracing::warn!(
-                in_flight = self.inner.tracker.len(),
+                in_flight = self.inner.deps.tracker.len(),
                 "shutdown grace period over; cancelling running turns"
             );
-            self.inner.hard_stop.cancel();
-            let _ = tokio::time::timeout(Duration::from_secs(5), self.inner.tracker.wait()).await;
+            self.inner.deps.hard_stop.cancel();
+            let _ =
+                tokio::time::timeout(Duration::from_secs(5), self.inner.deps.tracker.wait()).await;
         }
     }
 
@@ -180,7 +174,7 @@ impl Steward {
 
     fn spawn_worker(&self, conversation: ConversationId, mut rx: mpsc::UnboundedReceiver<Job>) {
         let inner = Arc::clone(&self.inner);
-        self.inner.tracker.spawn(async move {
+        self.inner.deps.tracker.spawn(async move {
             loop {
                 let job = match rx.try_recv() {
                     Ok(job) => job,
@@ -204,10 +198,10 @@ impl Steward {
                     Err(poisoned) => poisoned.into_inner().clone(),
                 };
                 // A child of the hard stop: shutdown stops it too; `cancel` stops only it.
-                let cancel = inner.hard_stop.child_token();
+                let cancel = inner.deps.hard_stop.child_token();
                 lock(&inner.running).insert(conversation.clone(), cancel.clone());
                 let ctx = TurnContext {
-                    inner: &inner,
+                    deps: &inner.deps,
                     binding,
                     cancel,
                     turn_id: new_turn_id(),
@@ -219,19 +213,6 @@ impl Steward {
     }
 }
 
-impl Inner {
-    pub(crate) fn now_unix(&self) -> i64 {
-        self.now_ms() / 1000
-    }
-
-    pub(crate) fn now_ms(&self) -> i64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0)
-    }
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     match m.lock() {
         Ok(g) => g,
@@ -240,12 +221,6 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Steward {
-    /// Subscribe to the event feed: every turn event of this process and every approval
-    /// change on this database, for `conversation` only when one is named.
-    pub fn subscribe(&self, conversation: Option<ConversationId>) -> Subscription {
-        self.inner.feed.subscribe(&self.inner.store, conversation)
-    }
-
     /// A turn is queued or running in the conversation.
     pub fn is_busy(&self, conversation: &ConversationId) -> bool {
         lock(&self.inner.queues).contains_key(conversation)
@@ -268,27 +243,6 @@ impl Steward {
 
 pub(crate) fn new_turn_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
-}
-
-#[async_trait::async_trait]
-impl Assistant for Steward {
-    fn submit(&self, inbound: Inbound) -> TurnStream {
-        self.enqueue(inbound, TurnKind::User)
-    }
-
-    fn cancel(&self, conversation: &ConversationId) -> bool {
-        Steward::cancel(self, conversation)
-    }
-
-    async fn conversation_of(&self, key: &RequestKey) -> Option<ConversationId> {
-        match self.inner.store.turn_request(key.id()).await {
-            Ok(record) => record.map(|r| r.conversation),
-            Err(e) => {
-                tracing::warn!(error = %e, "could not look up a retried request");
-                None
-            }
-        }
-    }
 }
 
 impl Steward {

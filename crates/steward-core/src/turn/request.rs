@@ -9,8 +9,8 @@
 //! (`Recorder`). Does not own: which transport headers mark a retry (the surface) or the
 //! records' storage (`steward_store::TurnRequestStore`).
 
-use crate::steward::Inner;
-use crate::turn::Failure;
+use super::Failure;
+use super::TurnDeps;
 use sha2::{Digest, Sha256};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use steward_protocol::{
@@ -113,17 +113,17 @@ pub(crate) enum Prior {
 }
 
 pub(crate) async fn prior(
-    inner: &Inner,
+    deps: &TurnDeps,
     inbound: &Inbound,
     key: &RequestKey,
 ) -> Result<Prior, Failure> {
     if key.replay == Replay::Never {
         return Ok(Prior::New);
     }
-    let Some(record) = inner.store.turn_request(key.id()).await? else {
+    let Some(record) = deps.store.turn_request(key.id()).await? else {
         return Ok(Prior::New);
     };
-    let now = inner.now_ms();
+    let now = deps.now_ms();
     let lifetime = match key.replay {
         Replay::Always => KEY_LIFETIME_MS,
         Replay::IfRecent | Replay::Never => RETRY_WINDOW_MS,
@@ -236,17 +236,17 @@ impl Recorder {
     }
 
     /// The user's message is stored: from now on a retry resumes rather than restarts.
-    pub(crate) async fn user_stored(&self, inner: &Inner) {
+    pub(crate) async fn user_stored(&self, deps: &TurnDeps) {
         self.stored.store(true, Ordering::SeqCst);
-        let record = self.record(inner.now_ms(), None);
-        if let Err(e) = inner.store.save_turn_request(&record).await {
+        let record = self.record(deps.now_ms(), None);
+        if let Err(e) = deps.store.save_turn_request(&record).await {
             // The turn goes on; a retry of it may then run it again, which the log says.
             tracing::warn!(error = %e, "could not record the turn's request; a retry may repeat it");
         }
     }
 
     /// The turn ended with these (replayable) events.
-    pub(crate) async fn finish(&self, inner: &Inner, events: &[TurnEvent]) {
+    pub(crate) async fn finish(&self, deps: &TurnDeps, events: &[TurnEvent]) {
         let outcome = match serde_json::to_string(events) {
             Ok(json) => Some(storable(&json).into_owned()),
             Err(e) => {
@@ -254,11 +254,11 @@ impl Recorder {
                 None
             }
         };
-        let record = self.record(inner.now_ms(), outcome);
-        if let Err(e) = inner.store.save_turn_request(&record).await {
+        let record = self.record(deps.now_ms(), outcome);
+        if let Err(e) = deps.store.save_turn_request(&record).await {
             tracing::warn!(error = %e, "could not record how the turn's request ended");
         }
-        inner.requests.maybe_prune(inner).await;
+        deps.requests.maybe_prune(deps).await;
     }
 }
 
@@ -269,8 +269,8 @@ pub(crate) struct RequestLog {
 }
 
 impl RequestLog {
-    async fn maybe_prune(&self, inner: &Inner) {
-        let now = inner.now_ms();
+    async fn maybe_prune(&self, deps: &TurnDeps) {
+        let now = deps.now_ms();
         let last = self.last_prune_ms.load(Ordering::SeqCst);
         if now.saturating_sub(last) < PRUNE_EVERY_MS
             || self
@@ -280,7 +280,7 @@ impl RequestLog {
         {
             return;
         }
-        match inner.store.prune_turn_requests(now - KEY_LIFETIME_MS).await {
+        match deps.store.prune_turn_requests(now - KEY_LIFETIME_MS).await {
             Ok(gone) if gone > 0 => tracing::debug!(gone, "old turn requests pruned"),
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "could not prune old turn requests"),

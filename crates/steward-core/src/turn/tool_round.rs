@@ -2,8 +2,8 @@
 //! produce an approval card and a sentinel result for the model; nothing else about them
 //! runs until a human decides through `resolve`.
 
+use super::{EVENT_OUTPUT_CHARS, Failure, TurnContext, shorten};
 use crate::approvals::{Containment, GateOutcome, card::render_card, gate_calls};
-use crate::turn::{EVENT_OUTPUT_CHARS, Failure, TurnContext, shorten};
 use steward_protocol::{Inbound, Message, ToolCall, TurnEvent};
 use steward_tools::ToolContext;
 use tokio::sync::mpsc;
@@ -18,9 +18,9 @@ pub(crate) async fn run_tool_round(
     containment: &Containment<'_>,
     events: &mpsc::UnboundedSender<TurnEvent>,
 ) -> Result<Vec<Message>, Failure> {
-    let inner = ctx.inner;
+    let deps = ctx.deps;
     let GateOutcome { plans, parked } = gate_calls(
-        &inner.approvals,
+        &deps.approvals,
         calls,
         inbound,
         &ctx.turn_id,
@@ -41,7 +41,7 @@ pub(crate) async fn run_tool_round(
             CallPlan::Run(prepared) => {
                 let touched = prepared.tool.reach(&prepared.args).summary;
                 announce_start(events, call, touched);
-                let outcome = inner
+                let outcome = deps
                     .tools
                     .run_prepared(&prepared, tool_ctx)
                     .instrument(

@@ -1,9 +1,9 @@
-//! The edit gate at the start of a user turn: if an action in this conversation awaits an
+//! The edit step at the start of a user turn: if an action in this conversation awaits an
 //! edit in words, this message revises it instead of starting a normal turn.
 
-use crate::approvals::Resolved;
+use super::{Failure, TurnContext, scrub};
 use crate::approvals::{card::render_card, revise_in_words};
-use crate::turn::{Failure, TurnContext, scrub};
+use crate::port::Resolution;
 use steward_protocol::{ActionStatus, Inbound, Message, TurnEvent, Usage};
 use tokio::sync::mpsc;
 
@@ -12,24 +12,23 @@ pub(crate) async fn edit_turn(
     inbound: &Inbound,
     events: &mpsc::UnboundedSender<TurnEvent>,
 ) -> Result<Option<TurnEvent>, Failure> {
-    let inner = ctx.inner;
-    let pending = inner
+    let deps = ctx.deps;
+    let pending = deps
         .store
         .list_actions(Some(ActionStatus::Pending), Some(&inbound.conversation), 20)
         .await?;
     let Some(action) = pending.into_iter().find(|a| a.awaiting_edit) else {
         return Ok(None);
     };
-    inner
-        .store
+    deps.store
         .append_messages(
             &inbound.conversation,
             &[Message::user(scrub(&inbound.text))],
         )
         .await?;
     let outcome = revise_in_words(
-        &inner.approvals,
-        &inner.models,
+        &deps.approvals,
+        &deps.models,
         &ctx.binding,
         &action,
         &inbound.text,
@@ -39,10 +38,10 @@ pub(crate) async fn edit_turn(
     )
     .await;
     let text = match outcome {
-        Ok(Resolved::Applied {
+        Ok(Resolution::Applied {
             action: revised, ..
         })
-        | Ok(Resolved::AlreadyDone(revised)) => {
+        | Ok(Resolution::AlreadyDone { action: revised }) => {
             let _ = events.send(TurnEvent::ApprovalRequired {
                 card: render_card(&revised, None),
             });
@@ -51,14 +50,16 @@ pub(crate) async fn edit_turn(
                 revised.tool, revised.revision
             )
         }
-        Ok(Resolved::Conflict(current)) => format!(
-            "The `{}` action is no longer waiting (it is {}), so I did not change it.",
-            current.tool,
-            current.status.as_str()
-        ),
+        Ok(Resolution::Conflict { action: current } | Resolution::Stale { action: current }) => {
+            format!(
+                "The `{}` action is no longer waiting (it is {}), so I did not change it.",
+                current.tool,
+                current.status.as_str()
+            )
+        }
         Err(e) => {
             // Leave the action pending but stop treating messages as edits.
-            let _ = inner
+            let _ = deps
                 .approvals
                 .set_awaiting_edit(&action.id, false, &inbound.principal, inbound.surface)
                 .await;
@@ -68,8 +69,7 @@ pub(crate) async fn edit_turn(
             )
         }
     };
-    inner
-        .store
+    deps.store
         .append_messages(
             &inbound.conversation,
             &[Message::assistant(text.clone(), vec![])],

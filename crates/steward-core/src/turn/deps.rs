@@ -1,0 +1,71 @@
+//! What a turn runs on, stated once: the dependencies struct every phase of a turn gets
+//! (`TurnDeps`), the per-run context (`TurnContext`) and the turn's kind. A leaf of the turn:
+//! it names what the turn may touch and nothing else.
+//!
+//! Owns: those types, and the time a turn reads. Does not own: the queues, the running-turn
+//! registry or shutdown (`steward`), or what a phase does with these (the other `turn` files).
+
+use super::request::RequestLog;
+use crate::approvals::Approvals;
+use crate::feed::Feed;
+use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
+use crate::taint::PrivateValues;
+use std::sync::Arc;
+use steward_llm::Models;
+use steward_store::Store;
+use steward_tools::ToolRegistry;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Everything a turn may use. Built once by `Steward::new`; the queues and the registry of
+/// running turns are not here, so a turn cannot reach into another conversation's work.
+pub(crate) struct TurnDeps {
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) models: Arc<Models>,
+    pub(crate) tools: Arc<ToolRegistry>,
+    pub(crate) settings: AgentSettings,
+    /// The approval gate's state and the one resolve path (shared with the desk).
+    pub(crate) approvals: Arc<Approvals>,
+    pub(crate) memory: Option<MemoryWiring>,
+    /// Where the taint rule looks for private values in outbound calls.
+    pub(crate) private: PrivateValues,
+    /// Keyed client requests (retries are the same turn).
+    pub(crate) requests: RequestLog,
+    /// The event feed every surface may subscribe to.
+    pub(crate) feed: Arc<Feed>,
+    /// Background work a turn starts (extraction) is tracked so shutdown waits for it.
+    pub(crate) tracker: TaskTracker,
+    /// Cancelled when the shutdown grace period runs out: running turns stop.
+    pub(crate) hard_stop: CancellationToken,
+}
+
+impl TurnDeps {
+    pub(crate) fn now_unix(&self) -> i64 {
+        self.now_ms() / 1000
+    }
+
+    pub(crate) fn now_ms(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0)
+    }
+}
+
+/// One run of a turn.
+pub(crate) struct TurnContext<'a> {
+    pub(crate) deps: &'a TurnDeps,
+    pub(crate) binding: ModelBinding,
+    /// Cancels this turn only (`Steward::cancel`); a child of the hard stop.
+    pub(crate) cancel: CancellationToken,
+    /// Also the trace id: approvals and scores created in this turn refer to it.
+    pub(crate) turn_id: String,
+}
+
+/// Whether a turn answers the user or continues after an approved action ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TurnKind {
+    User,
+    /// The "user" message is Steward's own note with the action's result (fenced).
+    FollowUp,
+}
