@@ -8,7 +8,7 @@
 //! just that. Does not own any rendering (each surface words it its own way).
 
 use crate::port::TurnStream;
-use steward_protocol::{ActionCard, FailureKind, TurnEvent, Usage};
+use steward_protocol::{ActionCard, FailureKind, TurnEvent, TurnId, Usage};
 
 /// How a tool call stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +66,7 @@ pub enum Change {
 /// A turn as every surface shows it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TurnView {
-    pub turn_id: Option<String>,
+    pub turn_id: Option<TurnId>,
     /// The answer streamed so far; the whole answer once ended with `Final`.
     pub text: String,
     /// In the order they started.
@@ -200,7 +200,7 @@ mod tests {
         let events = vec![
             TurnEvent::Started {
                 conversation_id: conv,
-                turn_id: "t1".into(),
+                turn_id: TurnId::parse("t1").unwrap(),
             },
             TurnEvent::TextDelta {
                 text: "Let me ".into(),

@@ -2,7 +2,7 @@
 //! Every turn emits exactly one `Started` first and exactly one terminal event
 //! (`Final` or `Failed`) last.
 
-use crate::{ActionCard, ConversationId, Usage};
+use crate::{ActionCard, ConversationId, TurnId, Usage};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 pub enum TurnEvent {
     Started {
         conversation_id: ConversationId,
-        turn_id: String,
+        /// Also the trace id of everything the turn creates (cards, scores).
+        turn_id: TurnId,
     },
     /// A piece of the model's answer text, as it streams.
     TextDelta { text: String },

@@ -187,6 +187,13 @@ macro_rules! value {
     };
 }
 
+impl TurnId {
+    /// A turn id from 128 bits (a fresh UUID's): 32 lowercase hex digits, always valid.
+    pub fn from_u128(bits: u128) -> Self {
+        Self(format!("{bits:032x}"))
+    }
+}
+
 value!(
     /// A fact's key: 1..=64 bytes of `[a-z0-9_.]` (`home.city`). Also the shape of a
     /// retention prefix, so no sweep pattern can be wider than a key.

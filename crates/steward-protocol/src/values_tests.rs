@@ -169,3 +169,16 @@ fn serde_checks_on_the_way_in() {
     assert!(serde_json::from_str::<ToolName>("\"\"").is_err());
     assert!(serde_json::from_str::<TurnId>("\"a/b\"").is_err());
 }
+
+#[test]
+fn a_fresh_turn_id_follows_the_rule_and_events_refuse_a_forged_one() {
+    for bits in [0, 1, u128::MAX, 0x7e57] {
+        let id = TurnId::from_u128(bits);
+        assert_eq!(id.as_str().len(), 32);
+        assert_eq!(TurnId::parse(id.as_str()), Ok(id));
+    }
+    let ok = r#"{"type":"started","conversation_id":"c","turn_id":"abc-1"}"#;
+    assert!(serde_json::from_str::<crate::TurnEvent>(ok).is_ok());
+    let forged = r#"{"type":"started","conversation_id":"c","turn_id":"../../etc"}"#;
+    assert!(serde_json::from_str::<crate::TurnEvent>(forged).is_err());
+}

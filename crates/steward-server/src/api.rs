@@ -28,7 +28,9 @@ use std::convert::Infallible;
 use std::time::Duration;
 use steward_core::TurnStream;
 use steward_core::{ToolStatus, TurnEnd, TurnView};
-use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Surface, TurnEvent};
+use steward_protocol::{
+    ActionCard, ConversationId, Inbound, Principal, Surface, TurnEvent, TurnId,
+};
 
 /// SSE keep-alive comment interval: long turns (tools, slow models) must not look dead
 /// to proxies and clients.
@@ -157,7 +159,7 @@ async fn json_response(conversation: ConversationId, rx: TurnStream) -> Response
 
 fn failed_body(
     conversation: &ConversationId,
-    turn_id: Option<String>,
+    turn_id: Option<TurnId>,
     approvals: &[ActionCard],
     kind: &str,
     message: &str,

@@ -3,7 +3,7 @@
 //! what it touched), a card, then the answer. Each surface's tests fold it and must show
 //! exactly `PINNED_*`.
 
-use steward_protocol::{ActionCard, ActionKind, ConversationId, TurnEvent, Usage};
+use steward_protocol::{ActionCard, ActionKind, ConversationId, TurnEvent, TurnId, Usage};
 
 pub const PINNED_TEXT: &str = "Here it is.";
 /// (name, ok, touched) of each call, in order.
@@ -18,7 +18,7 @@ pub fn pinning_turn(conversation: &ConversationId) -> Vec<TurnEvent> {
     let mut out = vec![
         TurnEvent::Started {
             conversation_id: conversation.clone(),
-            turn_id: "turn-pinned".into(),
+            turn_id: TurnId::from_u128(0x7e57),
         },
         TurnEvent::TextDelta {
             text: "Here ".into(),

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use steward_llm::{LlmError, ModelRef, Models};
-use steward_protocol::{ConversationId, FailureKind, Inbound, TurnEvent};
+use steward_protocol::{ConversationId, FailureKind, Inbound, TurnEvent, TurnId};
 use steward_store::Store;
 use steward_tools::ToolRegistry;
 use tokio::sync::mpsc;
@@ -241,8 +241,8 @@ impl Steward {
     }
 }
 
-pub(crate) fn new_turn_id() -> String {
-    uuid::Uuid::new_v4().simple().to_string()
+pub(crate) fn new_turn_id() -> TurnId {
+    TurnId::from_u128(uuid::Uuid::new_v4().as_u128())
 }
 
 impl Steward {

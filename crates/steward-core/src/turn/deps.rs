@@ -12,6 +12,7 @@ use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
 use crate::taint::PrivateValues;
 use std::sync::Arc;
 use steward_llm::Models;
+use steward_protocol::TurnId;
 use steward_store::Store;
 use steward_tools::ToolRegistry;
 use tokio_util::sync::CancellationToken;
@@ -59,7 +60,7 @@ pub(crate) struct TurnContext<'a> {
     /// Cancels this turn only (`Steward::cancel`); a child of the hard stop.
     pub(crate) cancel: CancellationToken,
     /// Also the trace id: approvals and scores created in this turn refer to it.
-    pub(crate) turn_id: String,
+    pub(crate) turn_id: TurnId,
 }
 
 /// Whether a turn answers the user or continues after an approved action ran.

@@ -27,7 +27,7 @@ use memory::{memory_context, read_later_shortcut, spawn_extraction};
 use request::{Prior, Recorder};
 use steward_llm::{ChatRequest, LlmError, ModelRef};
 use steward_memory::Exchange;
-use steward_protocol::{FailureKind, Inbound, Message, TurnEvent, Usage};
+use steward_protocol::{FailureKind, Inbound, Message, TurnEvent, TurnId, Usage};
 use steward_tools::ToolContext;
 use tokio::sync::mpsc;
 use tool_round::run_tool_round;
@@ -48,7 +48,7 @@ pub(crate) async fn run_turn(
     let mut resume = false;
     let mut created_at_ms = ctx.deps.now_ms();
     if let Some(key) = &inbound.request {
-        let started = |turn_id: String| TurnEvent::Started {
+        let started = |turn_id: TurnId| TurnEvent::Started {
             conversation_id: inbound.conversation.clone(),
             turn_id,
         };
@@ -214,7 +214,7 @@ async fn turn_body(
     if inbound.text.trim().is_empty() {
         return Err(Failure::new(FailureKind::Input, "The message is empty."));
     }
-    // Before any gate that answers without the model: with no model, a message (a bare
+    // Before any shortcut that answers without the model: with no model, a message (a bare
     // link too) is refused and nothing is stored.
     let Some(primary) = ctx.binding.primary.clone() else {
         return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));

@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use steward_protocol::{
     ConversationId, FailureKind, Inbound, Message, Replay, RequestKey, Role, Surface, TurnEvent,
+    TurnId,
 };
 use steward_store::{TurnRequest, storable};
 
@@ -102,12 +103,12 @@ pub(crate) enum Prior {
     New,
     /// The earlier attempt ended for good: send its events again; nothing runs.
     Replay {
-        turn_id: String,
+        turn_id: TurnId,
         events: Vec<TurnEvent>,
     },
     /// The earlier attempt stored the user's message and stopped before a lasting end:
     /// continue it under its turn id.
-    Resume { turn_id: String, created_at_ms: i64 },
+    Resume { turn_id: TurnId, created_at_ms: i64 },
     /// The key was used for a different request.
     Mismatch,
 }
@@ -147,15 +148,20 @@ pub(crate) async fn prior(
         Some(TurnEvent::Failed { retryable, .. }) => !retryable,
         _ => false,
     });
+    // The store checked the id on the way in; a row that no longer holds one is corrupt.
+    let turn_id = TurnId::parse(&record.turn_id).map_err(|_| {
+        tracing::error!("a stored request record holds an invalid turn id");
+        Failure::new(FailureKind::Store, "Storage failed; see the log.")
+    })?;
     if lasting {
         return Ok(Prior::Replay {
-            turn_id: record.turn_id,
+            turn_id,
             events: events.unwrap_or_default(),
         });
     }
     if record.user_stored {
         return Ok(Prior::Resume {
-            turn_id: record.turn_id,
+            turn_id,
             created_at_ms: record.created_at_ms,
         });
     }
@@ -198,7 +204,7 @@ pub(crate) fn replay_events(events: Vec<TurnEvent>) -> Vec<TurnEvent> {
 pub(crate) struct Recorder {
     key: RequestKey,
     conversation: ConversationId,
-    turn_id: String,
+    turn_id: TurnId,
     fingerprint: String,
     created_at_ms: i64,
     stored: AtomicBool,
@@ -208,14 +214,14 @@ impl Recorder {
     pub(crate) fn new(
         key: RequestKey,
         inbound: &Inbound,
-        turn_id: &str,
+        turn_id: &TurnId,
         created_at_ms: i64,
         user_stored: bool,
     ) -> Self {
         Self {
             key,
             conversation: inbound.conversation.clone(),
-            turn_id: turn_id.to_owned(),
+            turn_id: turn_id.clone(),
             fingerprint: fingerprint(inbound),
             created_at_ms,
             stored: AtomicBool::new(user_stored),
@@ -226,7 +232,7 @@ impl Recorder {
         TurnRequest {
             key: self.key.id().to_owned(),
             conversation: self.conversation.clone(),
-            turn_id: self.turn_id.clone(),
+            turn_id: self.turn_id.to_string(),
             fingerprint: self.fingerprint.clone(),
             user_stored: self.stored.load(Ordering::SeqCst),
             outcome,

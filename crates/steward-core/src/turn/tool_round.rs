@@ -23,7 +23,7 @@ pub(crate) async fn run_tool_round(
         &deps.approvals,
         calls,
         inbound,
-        &ctx.turn_id,
+        ctx.turn_id.as_str(),
         tool_ctx,
         containment,
     )

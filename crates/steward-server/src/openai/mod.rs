@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 use steward_core::{TurnEnd, TurnView};
-use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Replay, Surface};
+use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Replay, Surface, TurnId};
 
 /// Names the conversation on requests and echoes it on responses.
 pub(crate) const CONVERSATION_HEADER: HeaderName =
@@ -149,7 +149,7 @@ async fn completion(rx: steward_core::TurnStream) -> Response {
             for card in &view.cards {
                 text.push_str(&approval_note(card));
             }
-            let id = completion_id(view.turn_id.as_deref());
+            let id = completion_id(view.turn_id.as_ref().map(TurnId::as_str));
             let body = json!({
                 "id": id,
                 "object": "chat.completion",

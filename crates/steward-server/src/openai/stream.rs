@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use std::convert::Infallible;
 use steward_core::TurnStream;
 use steward_core::{Change, TurnEnd, TurnView};
-use steward_protocol::Usage;
+use steward_protocol::{TurnId, Usage};
 
 pub(super) fn response(rx: TurnStream, model: String, include_usage: bool) -> Response {
     let state = Chunker {
@@ -66,7 +66,7 @@ async fn step(state: Option<Chunker>) -> Option<(Vec<Event>, Option<Chunker>)> {
         let mut out = Vec::new();
         match c.view.apply(event) {
             Change::Started => {
-                c.id = completion_id(c.view.turn_id.as_deref());
+                c.id = completion_id(c.view.turn_id.as_ref().map(TurnId::as_str));
                 c.role_chunk(&mut out);
             }
             Change::Text(text) => {

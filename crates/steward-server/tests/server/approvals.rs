@@ -13,7 +13,7 @@ use steward_protocol::{
 fn started() -> TurnEvent {
     TurnEvent::Started {
         conversation_id: ConversationId::parse("c1").unwrap(),
-        turn_id: TURN_ID.into(),
+        turn_id: steward_protocol::TurnId::parse(TURN_ID).unwrap(),
     }
 }
 

@@ -93,7 +93,7 @@ impl Assistant for Fake {
 pub fn started(inb: &Inbound) -> TurnEvent {
     TurnEvent::Started {
         conversation_id: inb.conversation.clone(),
-        turn_id: TURN_ID.into(),
+        turn_id: steward_protocol::TurnId::parse(TURN_ID).unwrap(),
     }
 }
 
