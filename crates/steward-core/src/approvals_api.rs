@@ -134,11 +134,17 @@ impl Steward {
         self.inner.approvals.expire_overdue().await
     }
 
-    fn follow_up(&self, action: &PendingAction, reissued: Option<&PendingAction>) -> TurnStream {
+    /// The agent's turn continuing after a confirm, for `principal` (who confirmed it).
+    fn follow_up(
+        &self,
+        action: &PendingAction,
+        reissued: Option<&PendingAction>,
+        principal: &Principal,
+    ) -> TurnStream {
         let events = self.enqueue(
             Inbound::new(
                 action.conversation.clone(),
-                action.principal.clone(),
+                principal.clone(),
                 action.surface,
                 follow_up_note(action, reissued),
             ),
@@ -174,7 +180,8 @@ impl ApprovalDesk for Steward {
                 continue_turn,
                 reissued,
             } => {
-                let follow_up = continue_turn.then(|| self.follow_up(&action, reissued.as_deref()));
+                let follow_up =
+                    continue_turn.then(|| self.follow_up(&action, reissued.as_deref(), &principal));
                 Resolution::Applied { action, follow_up }
             }
             Resolved::AlreadyDone(action) => Resolution::AlreadyDone { action },
@@ -252,7 +259,7 @@ impl ApprovalDesk for Steward {
             id: uuid::Uuid::new_v4().to_string(),
             conversation,
             tool,
-            principal,
+            principal: principal.id().clone(),
             created_at_ms: now,
             expires_at_ms: now + i64::from(hours) * 3_600_000,
             revoked: false,
@@ -282,6 +289,7 @@ impl ApprovalDesk for Steward {
 mod tests {
     use super::*;
     use crate::approvals::INTERRUPTED;
+    use steward_protocol::PrincipalId;
 
     #[test]
     fn tool_output_cannot_close_the_fence() {
@@ -317,7 +325,7 @@ mod tests {
             trace_id: "t".into(),
             conversation: ConversationId::parse("c").unwrap(),
             surface: Surface::Http,
-            principal: Principal::owner(),
+            principal: PrincipalId::parse("owner").unwrap(),
             created_at_ms: 0,
             expires_at_ms: 1,
             status: ActionStatus::Failed,

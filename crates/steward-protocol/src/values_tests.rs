@@ -169,3 +169,32 @@ fn serde_checks_on_the_way_in() {
     assert!(serde_json::from_str::<ToolName>("\"\"").is_err());
     assert!(serde_json::from_str::<TurnId>("\"a/b\"").is_err());
 }
+
+#[test]
+fn principal_ids() {
+    for good in [
+        "owner",
+        "tg:12345",
+        "web:ann",
+        "ann@example.org",
+        "a.b_c-d",
+        &"p".repeat(128),
+    ] {
+        assert_eq!(PrincipalId::parse(good).unwrap().as_str(), good);
+    }
+    assert_eq!(problem(PrincipalId::parse("")), Problem::Empty);
+    assert_eq!(
+        problem(PrincipalId::parse(&"p".repeat(129))),
+        Problem::TooLong
+    );
+    for bad in ["ann smith", "a/b", "a\0", "ann\u{202e}", "é", "a\n"] {
+        assert_eq!(
+            problem(PrincipalId::parse(bad)),
+            Problem::BadChar,
+            "{bad:?}"
+        );
+    }
+    // A record read back re-checks the rule, like every other value.
+    assert!(serde_json::from_str::<PrincipalId>("\"a b\"").is_err());
+    assert_eq!(PrincipalId::system().as_str(), PrincipalId::SYSTEM);
+}

@@ -23,6 +23,9 @@ use steward_store::StoreError;
 pub use facts::{Forget, Remember};
 pub use notes::{ReadLaterTool, SaveNote};
 pub use recall::{Recall, SearchNotes};
+/// The compact one-line-per-hit text of the recall tools, for other tools that recall (the
+/// MCP server's).
+pub use render::hits as render_hits;
 
 /// Longest fact value the model may store, in characters.
 pub const MAX_VALUE_CHARS: usize = 500;
