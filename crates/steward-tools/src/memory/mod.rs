@@ -73,9 +73,10 @@ pub(crate) fn check_key(key: &str) -> Result<FactKey, ToolError> {
 }
 
 /// The optional `tags` argument by the tag rule (`steward_protocol::Tag::normalise_all`):
-/// trimmed, lowercased, duplicates dropped, at most `MAX_TAGS`. Every tool that takes tags
-/// (the MCP server's `steward_list_notes` too) reads them here.
-pub fn tags_arg(args: &Value) -> Result<Vec<String>, ToolError> {
+/// trimmed, lowercased, duplicates dropped, at most `MAX_TAGS`. Every memory tool that takes
+/// tags reads them here (the MCP server's tools pass theirs to `steward_core::MemoryDesk`,
+/// which applies the same rule).
+pub(crate) fn tags_arg(args: &Value) -> Result<Vec<String>, ToolError> {
     let Some(raw) = args.get("tags") else {
         return Ok(Vec::new());
     };
