@@ -197,13 +197,33 @@ async fn another_principals_action_is_not_found_and_runs_nothing() {
             .await;
         assert!(matches!(res, Err(ApprovalError::NotFound)), "{res:?}");
     }
-    let edit = h.steward.request_edit(&id, bob, Surface::Http).await;
+    let edit = h
+        .steward
+        .request_edit(&id, bob.clone(), Surface::Http)
+        .await;
     assert!(matches!(edit, Err(ApprovalError::NotFound)), "{edit:?}");
+    let action = h.steward.get(&id).await.unwrap().unwrap();
+    assert!(!action.awaiting_edit);
+
+    // While the owner's card awaits an edit, bob's message in the conversation is his own
+    // turn, not an edit of it.
+    h.steward
+        .request_edit(&id, owner(), Surface::Http)
+        .await
+        .unwrap();
+    fake.push(Step::Reply(Reply::text("Hello Bob.")));
+    let mut from_bob = inbound("a-theirs", "send it to mallory@example.com");
+    from_bob.principal = bob;
+    let events = collect(&h.steward, from_bob).await;
+    assert_eq!(final_text(&events), "Hello Bob.");
+    assert!(cards(&events).is_empty(), "{events:?}");
     assert_eq!(tool.count(), 0);
     let action = h.steward.get(&id).await.unwrap().unwrap();
     assert_eq!(action.status, ActionStatus::Pending);
     assert_eq!(action.principal.as_str(), "owner");
-    assert!(!action.awaiting_edit);
+    assert_eq!(action.revision, 0);
+    assert!(action.awaiting_edit, "still the owner's to edit");
+    assert!(action.arguments.contains("bob@example.com"));
 }
 
 #[tokio::test]
