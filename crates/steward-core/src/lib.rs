@@ -3,15 +3,17 @@
 //! Owns: running one turn (history → model ⇄ tools → persist), budgets (rounds, tokens,
 //! wall clock), history trimming that keeps tool calls with their results, per-conversation
 //! ordering (one turn at a time per conversation, in arrival order; conversations run
-//! concurrently), graceful shutdown. Does not own: wire formats (steward-llm), storage
-//! engines (steward-store), tool implementations (steward-tools), surfaces (steward-server,
-//! the CLI).
+//! concurrently), graceful shutdown, and the ports surfaces reach Steward through (turns,
+//! approvals, conversations, memory: `memory_desk`). Does not own: wire formats
+//! (steward-llm), storage engines (steward-store), tool implementations (steward-tools),
+//! surfaces (steward-server, the CLI).
 
 pub mod approvals;
 mod conversations;
 mod delivery;
 mod feed;
 mod history;
+pub mod memory_desk;
 mod port;
 mod projection;
 mod prompt;
@@ -25,6 +27,7 @@ pub use conversations::{ConversationDesk, Deleted, DeskError, History};
 pub use delivery::{Deliver, Delivery, DeliveryError, DeliveryTarget, MAX_DELIVERY_BYTES};
 pub use feed::{EventFeed, Subscription};
 pub use history::trim_history;
+pub use memory_desk::{MemoryDesk, MemoryDeskError, MemoryService};
 pub use port::{ApprovalDesk, ApprovalError, Assistant, Resolution, TurnStream};
 pub use projection::{Change, ToolStatus, ToolView, TurnEnd, TurnView};
 pub use prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};

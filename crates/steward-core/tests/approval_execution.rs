@@ -14,7 +14,8 @@ use std::time::Duration;
 use steward_core::approvals::{ApprovalSettings, EFFECT_CHANGED};
 use steward_core::{AgentSettings, ApprovalDesk, Resolution};
 use steward_protocol::{
-    ActionCard, ActionStatus, ConversationId, Decision, Effect, Principal, Surface, TurnEvent,
+    ActionCard, ActionStatus, ConversationId, Decision, Effect, Principal, PrincipalId, Surface,
+    TurnEvent,
 };
 use steward_store::{ApprovalStore, AuditEntry, ConversationStore};
 use steward_testkit::{FakeModel, Reply, Step};
@@ -185,7 +186,7 @@ async fn a_confirm_of_an_older_revision_is_stale_and_runs_nothing() {
             Decision::Revise {
                 arguments: serde_json::json!({"to": "eve@example.com"}),
             },
-            Principal::owner(),
+            Principal::authenticated(PrincipalId::parse("owner").unwrap()),
             Surface::Http,
         )
         .await
@@ -310,7 +311,7 @@ async fn an_action_left_running_reads_interrupted_it_may_have_run() {
     let entry = AuditEntry {
         action_id: action.id.clone(),
         at_ms: 0,
-        principal: Principal::owner(),
+        principal: PrincipalId::parse("owner").unwrap(),
         surface: Surface::Http,
         event: "created".into(),
         detail: String::new(),

@@ -11,7 +11,7 @@ use steward_core::approvals::{ApprovalSettings, PolicyDecision, decide, payload_
 use steward_core::{AgentSettings, ApprovalDesk, Assistant, Resolution};
 use steward_protocol::{
     ActionKind, ActionStatus, ConversationId, Decision, Effect, Inbound, PendingAction, Principal,
-    Surface, TurnEvent,
+    PrincipalId, Surface, TurnEvent,
 };
 use steward_store::{ApprovalStore, AuditEntry};
 use steward_testkit::{FakeModel, Reply, Step};
@@ -56,7 +56,7 @@ fn action(i: usize, expired: bool) -> PendingAction {
         trace_id: format!("trace-{i}"),
         conversation: ConversationId::parse("model").unwrap(),
         surface: Surface::Http,
-        principal: Principal::owner(),
+        principal: PrincipalId::parse("owner").unwrap(),
         created_at_ms: now,
         expires_at_ms: if expired { now - 1 } else { now + 3_600_000 },
         status: ActionStatus::Pending,
@@ -84,7 +84,7 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
         let entry = AuditEntry {
             action_id: a.id.clone(),
             at_ms: 0,
-            principal: Principal::owner(),
+            principal: PrincipalId::parse("owner").unwrap(),
             surface: Surface::Http,
             event: "created".into(),
             detail: String::new(),
@@ -107,7 +107,7 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
                         Decision::Confirm {
                             revision: revisions[i],
                         },
-                        Principal::owner(),
+                        Principal::authenticated(PrincipalId::parse("owner").unwrap()),
                         Surface::Web,
                     )
                     .await
@@ -143,7 +143,7 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
                         Decision::Confirm {
                             revision: revisions[i] + 1,
                         },
-                        Principal::owner(),
+                        Principal::authenticated(PrincipalId::parse("owner").unwrap()),
                         Surface::Web,
                     )
                     .await
@@ -164,7 +164,7 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
                     .resolve(
                         &format!("act-{i}"),
                         Decision::Cancel,
-                        Principal::owner(),
+                        Principal::authenticated(PrincipalId::parse("owner").unwrap()),
                         Surface::Web,
                     )
                     .await
@@ -188,7 +188,7 @@ async fn run_model(expired: Vec<bool>, ops: Vec<Op>) {
                     .resolve(
                         &format!("act-{i}"),
                         Decision::Revise { arguments: args },
-                        Principal::owner(),
+                        Principal::authenticated(PrincipalId::parse("owner").unwrap()),
                         Surface::Web,
                     )
                     .await
@@ -278,7 +278,7 @@ async fn tool_policy_matrix_side_effects_only_with_an_approval_for_that_payload(
             fake.push(Step::Reply(Reply::text("ok")));
             let events = drain(h.steward.submit(Inbound::new(
                 ConversationId::parse("m").unwrap(),
-                Principal::owner(),
+                Principal::authenticated(PrincipalId::parse("owner").unwrap()),
                 surface,
                 "go",
             )))

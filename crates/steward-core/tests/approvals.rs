@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, ApprovalDesk, ApprovalError, Resolution};
-use steward_protocol::{ActionStatus, Decision, Effect, Principal, Surface, TurnEvent};
+use steward_protocol::{
+    ActionStatus, Decision, Effect, Principal, PrincipalId, Surface, TurnEvent,
+};
 use steward_testkit::{FakeModel, Reply, Step};
 use steward_tools::ToolRegistry;
 
@@ -53,7 +55,7 @@ async fn park_one(fake: &FakeModel, h: &Harness, conv: &str, to: &str) -> String
 }
 
 fn owner() -> Principal {
-    Principal::owner()
+    Principal::authenticated(PrincipalId::parse("owner").unwrap())
 }
 
 #[tokio::test]
@@ -162,7 +164,7 @@ async fn fifty_concurrent_confirms_execute_exactly_once() {
             s.resolve(
                 &id,
                 Decision::Confirm { revision: 0 },
-                Principal(format!("p{}", i % 3)),
+                owner(),
                 surfaces[i % 5],
             )
             .await
@@ -178,6 +180,50 @@ async fn fifty_concurrent_confirms_execute_exactly_once() {
     }
     assert_eq!(applied, 1);
     assert_eq!(tool.count(), 1);
+}
+
+#[tokio::test]
+async fn another_principals_action_is_not_found_and_runs_nothing() {
+    let fake = FakeModel::start().await.unwrap();
+    let tool = Recorder::new("send_email", Effect::External);
+    let h = setup(&fake, &tool, ApprovalSettings::default());
+    let id = park_one(&fake, &h, "a-theirs", "bob@example.com").await;
+    // Someone else a surface authenticated: the owner's card is not theirs to decide.
+    let bob = Principal::authenticated(PrincipalId::parse("bob").unwrap());
+    for decision in [Decision::Confirm { revision: 0 }, Decision::Cancel] {
+        let res = h
+            .steward
+            .resolve(&id, decision, bob.clone(), Surface::Http)
+            .await;
+        assert!(matches!(res, Err(ApprovalError::NotFound)), "{res:?}");
+    }
+    let edit = h
+        .steward
+        .request_edit(&id, bob.clone(), Surface::Http)
+        .await;
+    assert!(matches!(edit, Err(ApprovalError::NotFound)), "{edit:?}");
+    let action = h.steward.get(&id).await.unwrap().unwrap();
+    assert!(!action.awaiting_edit);
+
+    // While the owner's card awaits an edit, bob's message in the conversation is his own
+    // turn, not an edit of it.
+    h.steward
+        .request_edit(&id, owner(), Surface::Http)
+        .await
+        .unwrap();
+    fake.push(Step::Reply(Reply::text("Hello Bob.")));
+    let mut from_bob = inbound("a-theirs", "send it to mallory@example.com");
+    from_bob.principal = bob;
+    let events = collect(&h.steward, from_bob).await;
+    assert_eq!(final_text(&events), "Hello Bob.");
+    assert!(cards(&events).is_empty(), "{events:?}");
+    assert_eq!(tool.count(), 0);
+    let action = h.steward.get(&id).await.unwrap().unwrap();
+    assert_eq!(action.status, ActionStatus::Pending);
+    assert_eq!(action.principal.as_str(), "owner");
+    assert_eq!(action.revision, 0);
+    assert!(action.awaiting_edit, "still the owner's to edit");
+    assert!(action.arguments.contains("bob@example.com"));
 }
 
 #[tokio::test]
@@ -454,7 +500,7 @@ async fn a_tool_that_asks_every_time_cannot_be_granted() {
             id: "old-grant".into(),
             conversation: conv,
             tool: "send_email".into(),
-            principal: owner(),
+            principal: owner().id().clone(),
             created_at_ms: now,
             expires_at_ms: now + 3_600_000,
             revoked: false,
@@ -565,7 +611,7 @@ async fn a_confirmed_but_unfinished_action_is_failed_at_start_and_never_rerun() 
     let entry = AuditEntry {
         action_id: action.id.clone(),
         at_ms: 0,
-        principal: owner(),
+        principal: owner().id().clone(),
         surface: Surface::Http,
         event: "created".into(),
         detail: String::new(),

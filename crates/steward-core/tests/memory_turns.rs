@@ -132,7 +132,7 @@ async fn a_memory_tool_writes_under_the_principal_of_the_turn_that_called_it() {
     use std::sync::Arc;
     use steward_core::approvals::ApprovalSettings;
     use steward_core::{AgentSettings, ModelBinding, Steward, StewardDeps};
-    use steward_protocol::{ConversationId, Inbound, Principal, Surface};
+    use steward_protocol::{ConversationId, Inbound, Principal, PrincipalId, Surface};
     let fake = FakeModel::start().await.unwrap();
     let store = Arc::new(steward_store::SqliteStore::open_in_memory().unwrap());
     let memory = Arc::new(steward_memory::Memory::new(
@@ -163,7 +163,7 @@ async fn a_memory_tool_writes_under_the_principal_of_the_turn_that_called_it() {
     )));
     fake.push(Step::Reply(Reply::text("Noted.")));
     // A second person of the household, as a surface authenticated them.
-    let bob = Principal("bob".into());
+    let bob = Principal::authenticated(PrincipalId::parse("bob").unwrap());
     let events = collect(
         &steward,
         Inbound::new(

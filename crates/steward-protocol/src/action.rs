@@ -1,7 +1,7 @@
 //! Pending actions: a consequential tool call (or a plan of them) parked until a human
 //! decides. Only `Approvals::resolve` in steward-core moves an action out of `Pending`.
 
-use crate::{ConversationId, Principal, Surface};
+use crate::{ConversationId, PrincipalId, Surface};
 use serde::{Deserialize, Serialize};
 
 /// States: pending → confirmed → running → executed | failed; pending → cancelled | expired.
@@ -125,7 +125,7 @@ pub struct PendingAction {
     pub trace_id: String,
     pub conversation: ConversationId,
     pub surface: Surface,
-    pub principal: Principal,
+    pub principal: PrincipalId,
     pub created_at_ms: i64,
     pub expires_at_ms: i64,
     pub status: ActionStatus,
@@ -164,7 +164,7 @@ pub struct Grant {
     pub id: String,
     pub conversation: ConversationId,
     pub tool: String,
-    pub principal: Principal,
+    pub principal: PrincipalId,
     pub created_at_ms: i64,
     pub expires_at_ms: i64,
     pub revoked: bool,

@@ -4,7 +4,7 @@
 //!
 //! Owns the vocabulary only; the feed itself is steward-core's.
 
-use crate::{ConversationId, Principal, Surface, TurnEvent};
+use crate::{ConversationId, PrincipalId, Surface, TurnEvent};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,7 +23,7 @@ pub enum FeedEvent {
         conversation_id: Option<ConversationId>,
         action_id: String,
         event: String,
-        by: Principal,
+        by: PrincipalId,
         surface: Surface,
         at_ms: i64,
     },

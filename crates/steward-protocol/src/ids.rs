@@ -1,6 +1,8 @@
 //! Identifiers. A `ConversationId` is validated once at the edge so that nothing
 //! downstream has to worry about hostile ids (path tricks, control characters, huge values).
+//! A `Principal` is who acts, and only a surface's authentication step makes one.
 
+use crate::PrincipalId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -83,13 +85,40 @@ impl Surface {
     }
 }
 
-/// Who sent a message, as the surface authenticated them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Principal(pub String);
+/// Who a message or a tool call acts for, as a surface authenticated them (the API token's
+/// owner, the local user of the terminal, later a Telegram user on the allow-list).
+///
+/// One constructor, `authenticated`, for a surface's authentication step; the architecture
+/// test (`steward/tests/architecture.rs`) holds its call sites to the surface modules, so
+/// core, tools and memory can only pass on a principal they were given. There is no
+/// `Deserialize` and no conversion from the `PrincipalId` a stored record holds, other than
+/// through that constructor: reading a record back never yields someone to act for.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Principal {
+    id: PrincipalId,
+}
 
 impl Principal {
-    pub fn owner() -> Self {
-        Principal("owner".to_owned())
+    /// The principal a surface authenticated as `id`. Call it only where a surface has just
+    /// checked a credential (or, for the terminal, the local user) and mapped it to `id`.
+    pub fn authenticated(id: PrincipalId) -> Principal {
+        Principal { id }
+    }
+
+    /// The id to record (audit entries, actions, grants) and to key per-person data by.
+    pub fn id(&self) -> &PrincipalId {
+        &self.id
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.id.as_str()
+    }
+}
+
+impl fmt::Display for Principal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -116,5 +145,14 @@ mod tests {
             Err(IdError::BadChar('\u{202e}'))
         );
         assert!(serde_json::from_str::<ConversationId>("\"a b\"").is_err());
+    }
+
+    #[test]
+    fn a_principal_is_written_as_its_id_and_names_it() {
+        let id = PrincipalId::parse("tg:4242").unwrap();
+        let principal = Principal::authenticated(id.clone());
+        assert_eq!(principal.id(), &id);
+        assert_eq!(principal.to_string(), "tg:4242");
+        assert_eq!(serde_json::to_string(&principal).unwrap(), "\"tg:4242\"");
     }
 }

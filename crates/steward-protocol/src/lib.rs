@@ -25,6 +25,7 @@ pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};
 pub use request::{Replay, RequestKey, RequestKeyError};
 pub use title::{ConversationTitle, MAX_TITLE_CHARS, TitleError};
 pub use values::{
-    ActionId, FactKey, GrantId, MAX_FACT_KEY_LEN, MAX_OPAQUE_ID_LEN, MAX_TAG_LEN, MAX_TAGS,
-    MAX_TOOL_NAME_LEN, Problem, Tag, ToolName, TurnId, ValueError, ValueKind,
+    ActionId, FactKey, GrantId, MAX_FACT_KEY_LEN, MAX_OPAQUE_ID_LEN, MAX_PRINCIPAL_ID_LEN,
+    MAX_TAG_LEN, MAX_TAGS, MAX_TOOL_NAME_LEN, PrincipalId, Problem, Tag, ToolName, TurnId,
+    ValueError, ValueKind,
 };

@@ -125,8 +125,9 @@ pub struct ToolSpec {
 }
 
 /// One inbound message from any surface. Platform ids never get past the surface:
-/// the surface maps them to a `ConversationId` first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// the surface maps them to a `ConversationId` first. Not `Deserialize`: its `principal` is
+/// made by the surface that authenticated the sender, never read from a payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Inbound {
     pub conversation: ConversationId,
     pub principal: Principal,

@@ -1,5 +1,5 @@
-//! Validated values that more than one surface accepts: fact keys, tags, tool names, and the
-//! opaque ids of actions, grants and turns. Each has exactly one rule, here; HTTP, the tools,
+//! Validated values that more than one surface accepts: fact keys, tags, tool names, the
+//! opaque ids of actions, grants and turns, and the recorded id of a principal. Each has exactly one rule, here; HTTP, the tools,
 //! the MCP server, the CLI and the store's write checks all call its `parse`, so they refuse
 //! the same input with the same words.
 //!
@@ -24,6 +24,8 @@ pub const MAX_TAGS: usize = 10;
 pub const MAX_TOOL_NAME_LEN: usize = 64;
 /// Longest action, grant or turn id, in bytes.
 pub const MAX_OPAQUE_ID_LEN: usize = 128;
+/// Longest principal id, in bytes.
+pub const MAX_PRINCIPAL_ID_LEN: usize = 128;
 
 /// Which value a `ValueError` is about; its `Display` is the value's name in messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -34,6 +36,7 @@ pub enum ValueKind {
     ActionId,
     GrantId,
     TurnId,
+    PrincipalId,
 }
 
 impl ValueKind {
@@ -45,6 +48,7 @@ impl ValueKind {
             ValueKind::ActionId => "action id",
             ValueKind::GrantId => "grant id",
             ValueKind::TurnId => "turn id",
+            ValueKind::PrincipalId => "principal id",
         }
     }
 
@@ -57,6 +61,7 @@ impl ValueKind {
             ValueKind::ActionId | ValueKind::GrantId | ValueKind::TurnId => {
                 "1 to 128 letters, digits or -"
             }
+            ValueKind::PrincipalId => "1 to 128 letters, digits, ., _, :, @ or -",
         }
     }
 
@@ -66,6 +71,7 @@ impl ValueKind {
             ValueKind::Tag => MAX_TAG_LEN,
             ValueKind::ToolName => MAX_TOOL_NAME_LEN,
             ValueKind::ActionId | ValueKind::GrantId | ValueKind::TurnId => MAX_OPAQUE_ID_LEN,
+            ValueKind::PrincipalId => MAX_PRINCIPAL_ID_LEN,
         }
     }
 
@@ -79,6 +85,8 @@ impl ValueKind {
             ValueKind::ActionId | ValueKind::GrantId | ValueKind::TurnId => {
                 b.is_ascii_alphanumeric() || b == b'-'
             }
+            // Room for a surface's namespaced ids: `tg:12345`, `web:ann`, `ann@example.org`.
+            ValueKind::PrincipalId => b.is_ascii_alphanumeric() || b"._:@-".contains(&b),
         }
     }
 
@@ -226,6 +234,25 @@ value!(
     TurnId,
     ValueKind::TurnId
 );
+
+value!(
+    /// Whom a stored record names (an action's creator, an audit entry's decider, a grant's
+    /// maker): 1..=128 of `[A-Za-z0-9._:@-]`. A record only: it cannot act. The principal a
+    /// turn or a call acts for is an `ids::Principal`, which only a surface's authentication
+    /// makes, so reading a record back is never a way to forge one.
+    PrincipalId,
+    ValueKind::PrincipalId
+);
+
+impl PrincipalId {
+    /// The id Steward records for its own acts (an action expiring, the sweep). No surface
+    /// authenticates anyone under it (`steward`'s configuration refuses it as the owner).
+    pub const SYSTEM: &'static str = "system";
+
+    pub fn system() -> PrincipalId {
+        PrincipalId(Self::SYSTEM.to_owned())
+    }
+}
 
 impl Tag {
     /// A tag as a person or model typed it: trimmed and lowercased, then the rule.

@@ -182,3 +182,32 @@ fn a_fresh_turn_id_follows_the_rule_and_events_refuse_a_forged_one() {
     let forged = r#"{"type":"started","conversation_id":"c","turn_id":"../../etc"}"#;
     assert!(serde_json::from_str::<crate::TurnEvent>(forged).is_err());
 }
+
+#[test]
+fn principal_ids() {
+    for good in [
+        "owner",
+        "tg:12345",
+        "web:ann",
+        "ann@example.org",
+        "a.b_c-d",
+        &"p".repeat(128),
+    ] {
+        assert_eq!(PrincipalId::parse(good).unwrap().as_str(), good);
+    }
+    assert_eq!(problem(PrincipalId::parse("")), Problem::Empty);
+    assert_eq!(
+        problem(PrincipalId::parse(&"p".repeat(129))),
+        Problem::TooLong
+    );
+    for bad in ["ann smith", "a/b", "a\0", "ann\u{202e}", "é", "a\n"] {
+        assert_eq!(
+            problem(PrincipalId::parse(bad)),
+            Problem::BadChar,
+            "{bad:?}"
+        );
+    }
+    // A record read back re-checks the rule, like every other value.
+    assert!(serde_json::from_str::<PrincipalId>("\"a b\"").is_err());
+    assert_eq!(PrincipalId::system().as_str(), PrincipalId::SYSTEM);
+}

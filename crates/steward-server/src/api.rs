@@ -6,6 +6,7 @@
 //! auth (middleware) or the turn itself (the assistant).
 
 use crate::AppState;
+use crate::auth::Authenticated;
 use crate::body::{
     check_text, fresh_conversation, idempotency_key, parse_conversation, parse_json,
 };
@@ -28,9 +29,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 use steward_core::TurnStream;
 use steward_core::{ToolStatus, TurnEnd, TurnView};
-use steward_protocol::{
-    ActionCard, ConversationId, Inbound, Principal, Surface, TurnEvent, TurnId,
-};
+use steward_protocol::{ActionCard, ConversationId, Inbound, Surface, TurnEvent, TurnId};
 
 /// SSE keep-alive comment interval: long turns (tools, slow models) must not look dead
 /// to proxies and clients.
@@ -45,6 +44,7 @@ struct MessageRequest {
 
 pub(crate) async fn post_message(
     State(state): State<AppState>,
+    Authenticated(principal): Authenticated,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
@@ -56,12 +56,7 @@ pub(crate) async fn post_message(
     check_text(&req.text)?;
     let request = idempotency_key(&headers)?;
     record_conversation(&conversation);
-    let mut inbound = Inbound::new(
-        conversation.clone(),
-        Principal::owner(),
-        Surface::Http,
-        req.text,
-    );
+    let mut inbound = Inbound::new(conversation.clone(), principal, Surface::Http, req.text);
     inbound.request = request;
     let rx = state.assistant.submit(inbound);
     if wants_sse(&headers) {

@@ -1,17 +1,22 @@
-//! Bearer-token auth for `/api/`, `/v1/` and `/mcp`, checked before any body is read.
+//! Bearer-token auth for `/api/`, `/v1/` and `/mcp`, checked before any body is read, and
+//! the principal it yields: the HTTP surface's one place that makes a `Principal`.
 //!
-//! Owns: parsing `Authorization`, the constant-time comparison, the 401 response. Does not
-//! own: where the token comes from (the binary) or per-user identities (everything that
-//! passes is the owner).
+//! Owns: parsing `Authorization`, the constant-time comparison, the 401 response, putting the
+//! authenticated `Principal` in the request's extensions, and the `Authenticated` extractor
+//! handlers (and the MCP server, through rmcp's request parts) read it back with. Does not
+//! own: where the token comes from or whom it stands for (the binary: the owner's id from
+//! its configuration), nor several identities (one token, one principal for now).
 
 use crate::AppState;
 use crate::error::{ApiError, Flavor};
-use axum::extract::{Request, State};
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::fmt;
+use steward_protocol::Principal;
 
 /// The configured API token. Kept as bytes and never printed.
 pub(crate) struct Token(Vec<u8>);
@@ -46,21 +51,42 @@ fn needs_auth(path: &str) -> bool {
 
 pub(crate) async fn require_bearer(
     State(state): State<AppState>,
-    req: Request,
+    mut req: Request,
     next: Next,
 ) -> Response {
-    let path = req.uri().path();
-    if !needs_auth(path) {
+    if !needs_auth(req.uri().path()) {
         return next.run(req).await;
     }
     let ok = bearer_token(req.headers()).is_some_and(|t| state.token.matches(t));
     if ok {
         // The connection is the owner's from now on: caps displace it last (see `listen`).
         crate::listen::mark_authenticated(&req);
+        // The token is the owner's credential, so the request acts for the owner.
+        let principal = Principal::authenticated(state.owner.clone());
+        req.extensions_mut().insert(principal);
         return next.run(req).await;
     }
-    let flavor = Flavor::for_path(path);
     tracing::info!("rejected request without a valid bearer token");
+    unauthorized(Flavor::for_path(req.uri().path()))
+}
+
+/// The principal `require_bearer` authenticated for this request. A handler takes it as an
+/// argument; a request that reached one without it (a route outside the guarded prefixes)
+/// is refused as unauthenticated rather than served for anybody.
+pub(crate) struct Authenticated(pub(crate) Principal);
+
+impl<S: Send + Sync> FromRequestParts<S> for Authenticated {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        match parts.extensions.get::<Principal>() {
+            Some(principal) => Ok(Authenticated(principal.clone())),
+            None => Err(unauthorized(Flavor::for_path(parts.uri.path()))),
+        }
+    }
+}
+
+fn unauthorized(flavor: Flavor) -> Response {
     let mut resp = ApiError::new(
         StatusCode::UNAUTHORIZED,
         "unauthorized",

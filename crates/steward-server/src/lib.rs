@@ -28,8 +28,8 @@ use axum::routing::{delete, get, patch, post, put};
 use serde_json::json;
 use std::fmt;
 use std::sync::Arc;
-use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed};
-use steward_memory::Memory;
+use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryDesk};
+use steward_protocol::PrincipalId;
 
 pub use cors::CorsOrigins;
 pub use listen::{ConnLimits, serve, serve_with};
@@ -47,13 +47,16 @@ pub struct ServerConfig {
     /// Bearer token every `/api/` and `/v1/` request must present. An empty token
     /// refuses every request rather than accepting an empty credential.
     pub api_token: String,
+    /// Whom the token stands for: every request that presents it acts for this principal
+    /// (the owner's id from the binary's configuration).
+    pub owner: PrincipalId,
     /// Bodies larger than this get 413.
     pub max_body_bytes: usize,
     /// `"provider:model"` shown by `/health`; `None` = no model configured.
     pub model_label: Option<String>,
-    /// The owner's memory behind the `/api/v1/facts`, `/api/v1/notes` and
-    /// `/api/v1/memory/search` routes; `None` = those routes answer 503.
-    pub memory: Option<Arc<Memory>>,
+    /// Memory behind the `/api/v1/facts`, `/api/v1/notes` and `/api/v1/memory/search`
+    /// routes; `None` = those routes answer 503.
+    pub memory: Option<Arc<dyn MemoryDesk>>,
     /// Steward's MCP server (streamable HTTP), answering at `/mcp` behind the bearer token;
     /// `None` = `/mcp` is not served.
     pub mcp: Option<Router>,
@@ -67,10 +70,12 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// A config with the default body limit and no model label.
-    pub fn new(api_token: impl Into<String>) -> Self {
+    /// A config with the default body limit and no model label: `api_token` authenticates
+    /// `owner`.
+    pub fn new(api_token: impl Into<String>, owner: PrincipalId) -> Self {
         Self {
             api_token: api_token.into(),
+            owner,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             model_label: None,
             memory: None,
@@ -87,6 +92,7 @@ impl fmt::Debug for ServerConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ServerConfig")
             .field("api_token", &"<redacted>")
+            .field("owner", &self.owner)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("model_label", &self.model_label)
             .field("memory", &self.memory.is_some())
@@ -104,8 +110,10 @@ pub(crate) struct AppState {
     pub(crate) assistant: Arc<dyn Assistant>,
     pub(crate) approvals: Arc<dyn ApprovalDesk>,
     pub(crate) token: Arc<auth::Token>,
+    /// Whom the token authenticates (see `auth`).
+    pub(crate) owner: PrincipalId,
     pub(crate) model_label: Option<Arc<str>>,
-    pub(crate) memory: Option<Arc<Memory>>,
+    pub(crate) memory: Option<Arc<dyn MemoryDesk>>,
     pub(crate) conversations: Option<Arc<dyn ConversationDesk>>,
     pub(crate) feed: Option<Arc<dyn EventFeed>>,
 }
@@ -122,6 +130,7 @@ pub fn router(
         assistant,
         approvals,
         token: Arc::new(auth::Token::new(cfg.api_token)),
+        owner: cfg.owner,
         model_label: cfg.model_label.map(Arc::from),
         memory: cfg.memory,
         conversations: cfg.conversations,

@@ -56,7 +56,10 @@ async fn logs_carry_route_status_and_conversation_but_no_secrets() {
     let server = start_full(
         Fake::standard(),
         desk,
-        steward_server::ServerConfig::new(TOKEN),
+        steward_server::ServerConfig::new(
+            TOKEN,
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
     )
     .await;
     let body = json!({"conversation_id": "log-conv", "text": "private-body-text"});

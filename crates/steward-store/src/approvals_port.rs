@@ -3,8 +3,8 @@
 //! Does not own the state machine or policy: `Approvals::resolve` in steward-core decides which
 //! transitions are legal and is the only caller of `transition_action`.
 //!
-//! Limits (every adapter refuses the rest with `InvalidInput`): ids (action, grant, trace,
-//! principal) 1..=128 bytes, no NUL; tool names, score names and audit events 1..=64 bytes, no
+//! Limits (every adapter refuses the rest with `InvalidInput`): ids (action, grant, trace)
+//! 1..=128 bytes, no NUL (principals are `PrincipalId`s, valid by construction); tool names, score names and audit events 1..=64 bytes, no
 //! NUL; arguments and audit detail up to 1 MiB, arguments without NUL (approval is bound to
 //! their hash, so they are never rewritten). Previews and outcomes are never refused: they are
 //! stored sanitised (NUL → U+FFFD, cut to 1 MiB with a note), and NUL in audit detail is
@@ -12,7 +12,7 @@
 
 use crate::StoreError;
 use std::sync::Arc;
-use steward_protocol::{ActionStatus, ConversationId, Grant, PendingAction, Principal, Surface};
+use steward_protocol::{ActionStatus, ConversationId, Grant, PendingAction, PrincipalId, Surface};
 
 /// One line of an action's audit trail. Append-only: no adapter offers a way to change or
 /// remove an entry, and SQL triggers refuse it at the database level too.
@@ -20,7 +20,7 @@ use steward_protocol::{ActionStatus, ConversationId, Grant, PendingAction, Princ
 pub struct AuditEntry {
     pub action_id: String,
     pub at_ms: i64,
-    pub principal: Principal,
+    pub principal: PrincipalId,
     pub surface: Surface,
     /// "created" | "confirm" | "running" | "cancel" | "revise" | "expire" | "executed" |
     /// "failed" | "effect_changed" | "interrupted" | "edit_requested" | "refused"...: free

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 use std::path::Path;
 use std::sync::Arc;
 use steward_protocol::{
-    ActionKind, ActionStatus, ConversationId, Message, PendingAction, Principal, Surface,
+    ActionKind, ActionStatus, ConversationId, Message, PendingAction, PrincipalId, Surface,
 };
 use steward_store::{
     ActionPatch, ApprovalStore, AuditEntry, CasGuard, ConversationStore, KvStore, PROTECTED_TABLES,
@@ -27,7 +27,7 @@ fn action(id: &str) -> PendingAction {
         trace_id: "trace-1".into(),
         conversation: ConversationId::parse("c1").unwrap(),
         surface: Surface::Cli,
-        principal: Principal::owner(),
+        principal: PrincipalId::parse("owner").unwrap(),
         created_at_ms: 1_000,
         expires_at_ms: 2_000,
         status: ActionStatus::Pending,
@@ -42,7 +42,7 @@ fn audit(id: &str, event: &str) -> AuditEntry {
     AuditEntry {
         action_id: id.into(),
         at_ms: 1_000,
-        principal: Principal::owner(),
+        principal: PrincipalId::parse("owner").unwrap(),
         surface: Surface::Cli,
         event: event.into(),
         detail: String::new(),

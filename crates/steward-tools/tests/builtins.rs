@@ -8,7 +8,9 @@ use steward_tools::{ToolContext, ToolOutcome, builtin_registry, builtin_tools};
 fn ctx(timezone: Option<&str>) -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test:builtins").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         timezone.map(str::to_owned),
     )
 }

@@ -39,7 +39,9 @@ fn fixture() -> Fixture {
 fn ctx() -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test:mem").unwrap(),
-        steward_protocol::Principal(USER.to_owned()),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse(USER).unwrap(),
+        ),
         None,
     )
 }
@@ -396,7 +398,9 @@ async fn a_memory_tool_acts_for_the_principal_of_its_call() {
     let f = fixture();
     let tool = f.registry.get("remember").unwrap();
     let mut as_bob = ctx();
-    as_bob.principal = steward_protocol::Principal("bob".into());
+    as_bob.principal = steward_protocol::Principal::authenticated(
+        steward_protocol::PrincipalId::parse("bob").unwrap(),
+    );
     tool.run(json!({"key": "home.city", "value": "Bergen"}), &as_bob)
         .await
         .unwrap();

@@ -85,7 +85,9 @@ fn mailer(preview: PreviewKind) -> (Arc<Mailer>, ToolRegistry) {
 fn ctx() -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test:1").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     )
 }

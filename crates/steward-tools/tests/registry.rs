@@ -70,7 +70,9 @@ fn tool(name: &'static str, behaviour: Behaviour) -> Arc<dyn Tool> {
 fn ctx() -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test:1").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     )
 }

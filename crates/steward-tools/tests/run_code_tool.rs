@@ -35,7 +35,9 @@ fn registry() -> ToolRegistry {
 fn ctx() -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test:code").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     )
 }

@@ -147,7 +147,9 @@ fn a_missing_directory_is_no_skills_and_a_file_is_an_error() {
 fn ctx() -> ToolContext {
     ToolContext::new(
         ConversationId::parse("skills:1").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     )
 }

@@ -72,7 +72,13 @@ impl ToolSource for Switchable {
 }
 
 fn ctx() -> ToolContext {
-    ToolContext::new(conv(), steward_protocol::Principal::owner(), None)
+    ToolContext::new(
+        conv(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
+        None,
+    )
 }
 
 fn conv() -> ConversationId {

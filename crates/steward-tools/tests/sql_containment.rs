@@ -208,7 +208,9 @@ async fn an_approved_execute_whose_row_count_changed_rolls_back() {
         .unwrap();
     let mut approved = ToolContext::new(
         ConversationId::parse("test:1").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     );
     approved.approved_preview = Some(preview.clone());

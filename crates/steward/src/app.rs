@@ -9,15 +9,21 @@ use steward_llm::{ModelRef, Models, RetryPolicy};
 use steward_store::SqliteStore;
 use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 
-/// The one user of a personal install, until multi-user principals arrive.
-pub const OWNER: &str = "owner";
-
 pub struct App {
     pub steward: Steward,
     pub store: Arc<SqliteStore>,
     pub memory: Arc<steward_memory::Memory>,
     /// The MCP client (None without servers): shut it down to end sessions properly.
     pub mcp: Option<Arc<steward_mcp::McpManager>>,
+}
+
+/// The owner's principal id: the `owner` setting (default `owner`), the one definition of
+/// whom the API token, the terminal and `steward mcp serve` act for. Surfaces turn it into a
+/// `Principal` at their authentication step (`steward_server`'s bearer check,
+/// `local_user`), never here.
+pub fn owner_id(settings: &Settings) -> anyhow::Result<steward_protocol::PrincipalId> {
+    steward_protocol::PrincipalId::parse(&settings.owner)
+        .map_err(|e| anyhow::anyhow!("invalid owner setting: {e}"))
 }
 
 /// The database file inside the data directory.

@@ -35,6 +35,8 @@ pub async fn run(loaded: &LoadedConfig, command: ApprovalsCommand) -> anyhow::Re
     );
     let app = app::build(loaded, app::Overrides::default())?;
     let steward = app.steward.clone();
+    // The terminal's authentication: the local user who runs it.
+    let who = crate::local_user::principal(&loaded.settings)?;
     let code = match command {
         ApprovalsCommand::List => list(&steward).await?,
         ApprovalsCommand::Show { id } => match pending(&steward, &id).await? {
@@ -44,8 +46,10 @@ pub async fn run(loaded: &LoadedConfig, command: ApprovalsCommand) -> anyhow::Re
             }
             None => ExitCode::FAILURE,
         },
-        ApprovalsCommand::Confirm { id, revision } => confirm(&steward, &id, revision).await?,
-        ApprovalsCommand::Cancel { id } => decide(&steward, &id, Decision::Cancel).await?,
+        ApprovalsCommand::Confirm { id, revision } => {
+            confirm(&steward, &who, &id, revision).await?
+        }
+        ApprovalsCommand::Cancel { id } => decide(&steward, &who, &id, Decision::Cancel).await?,
     };
     steward.shutdown(loaded.settings.shutdown_grace).await;
     Ok(code)
@@ -85,7 +89,12 @@ async fn pending(steward: &Steward, id: &str) -> anyhow::Result<Option<PendingAc
     }
 }
 
-async fn confirm(steward: &Steward, id: &str, revision: Option<u32>) -> anyhow::Result<ExitCode> {
+async fn confirm(
+    steward: &Steward,
+    who: &Principal,
+    id: &str,
+    revision: Option<u32>,
+) -> anyhow::Result<ExitCode> {
     let Some(action) = pending(steward, id).await? else {
         return Ok(ExitCode::FAILURE);
     };
@@ -93,12 +102,17 @@ async fn confirm(steward: &Steward, id: &str, revision: Option<u32>) -> anyhow::
     eprintln!("{}", card.text);
     // Bound to what was shown: this card, or the revision the owner saw earlier.
     let revision = revision.unwrap_or(card.revision);
-    decide(steward, id, Decision::Confirm { revision }).await
+    decide(steward, who, id, Decision::Confirm { revision }).await
 }
 
-async fn decide(steward: &Steward, id: &str, decision: Decision) -> anyhow::Result<ExitCode> {
+async fn decide(
+    steward: &Steward,
+    who: &Principal,
+    id: &str,
+    decision: Decision,
+) -> anyhow::Result<ExitCode> {
     let resolution = steward
-        .resolve(id, decision, Principal::owner(), Surface::Cli)
+        .resolve(id, decision, who.clone(), Surface::Cli)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     eprintln!("→ {}", crate::chat::resolution_words(&resolution));

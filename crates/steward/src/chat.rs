@@ -40,6 +40,8 @@ pub async fn run(
         },
     )?;
     let steward = app.steward.clone();
+    // The terminal's authentication: the local user who runs it.
+    let who = crate::local_user::principal(&loaded.settings)?;
     steward
         .start_approvals(loaded.settings.approvals.sweep)
         .await
@@ -47,7 +49,7 @@ pub async fn run(
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let code = match message {
         Some(text) => {
-            if converse(&steward, &conversation, text, &mut lines).await {
+            if converse(&steward, &who, &conversation, text, &mut lines).await {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE
@@ -57,7 +59,7 @@ pub async fn run(
             if logging_to_file {
                 eprintln!("Logs: {}", log.display());
             }
-            interactive(&steward, &mut conversation, &mut lines).await?;
+            interactive(&steward, &who, &mut conversation, &mut lines).await?;
             ExitCode::SUCCESS
         }
     };
@@ -76,6 +78,7 @@ pub async fn run(
 
 async fn interactive(
     steward: &Steward,
+    who: &Principal,
     conversation: &mut ConversationId,
     lines: &mut Lines,
 ) -> anyhow::Result<()> {
@@ -107,7 +110,7 @@ async fn interactive(
             }
             _ => {}
         }
-        converse(steward, conversation, text.to_owned(), lines).await;
+        converse(steward, who, conversation, text.to_owned(), lines).await;
     }
 }
 
@@ -147,13 +150,14 @@ async fn ask(card: &ActionCard, lines: &mut Lines) -> Answer {
 /// as it continues. Returns whether the last turn ended with an answer.
 async fn converse(
     steward: &Steward,
+    who: &Principal,
     conversation: &ConversationId,
     text: String,
     lines: &mut Lines,
 ) -> bool {
     let mut stream = steward.submit(Inbound::new(
         conversation.clone(),
-        Principal::owner(),
+        who.clone(),
         Surface::Cli,
         text,
     ));
@@ -174,7 +178,7 @@ async fn converse(
                 eprintln!("Left pending: {} (id {}).", card.tool, card.action_id);
                 continue;
             }
-            next = decide(steward, conversation, card, lines).await;
+            next = decide(steward, who, conversation, card, lines).await;
         }
         match next {
             Next::Turn(rx) => stream = rx,
@@ -212,6 +216,7 @@ async fn still_pending(steward: &Steward, id: &str) -> Option<ActionCard> {
 
 async fn decide(
     steward: &Steward,
+    who: &Principal,
     conversation: &ConversationId,
     card: &ActionCard,
     lines: &mut Lines,
@@ -233,7 +238,7 @@ async fn decide(
             }
             Answer::Edit(change) => {
                 if let Err(e) = steward
-                    .request_edit(&card.action_id, Principal::owner(), Surface::Cli)
+                    .request_edit(&card.action_id, who.clone(), Surface::Cli)
                     .await
                 {
                     eprintln!("  → cannot edit: {e}");
@@ -250,7 +255,7 @@ async fn decide(
                     action_id: card.action_id.clone(),
                     turn: steward.submit(Inbound::new(
                         conversation.clone(),
-                        Principal::owner(),
+                        who.clone(),
                         Surface::Cli,
                         change,
                     )),
@@ -258,7 +263,7 @@ async fn decide(
             }
         };
         match steward
-            .resolve(&card.action_id, decision, Principal::owner(), Surface::Cli)
+            .resolve(&card.action_id, decision, who.clone(), Surface::Cli)
             .await
         {
             Ok(resolution) => {

@@ -8,6 +8,7 @@ pub mod approvals_cmd;
 pub mod chat;
 pub mod config;
 pub mod doctor;
+pub mod local_user;
 pub mod logging;
 pub mod mcp_cmd;
 pub mod memory_cmd;

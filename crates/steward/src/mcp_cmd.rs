@@ -14,6 +14,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
+use steward_core::MemoryService;
 use steward_mcp::{McpManager, ProbeReport, ServerSpec, StewardServer, effect_name, probe};
 use steward_store::SqliteStore;
 
@@ -199,11 +200,12 @@ async fn serve(settings: &Settings) -> anyhow::Result<ExitCode> {
         )
     })?;
     let store = Arc::new(SqliteStore::open(&app::database_path(settings))?);
-    let memory = memory_wiring::build_memory(settings, store.clone())?;
-    // The stdio transport: the local user who started it, the owner.
-    let server = StewardServer::new(memory, store, steward_protocol::Principal::owner())?;
+    let memory = memory_wiring::build_memory(settings, store)?;
+    let server = StewardServer::new(Arc::new(MemoryService::new(memory)))?;
+    // The stdio transport's authentication: the local user who started it.
+    let who = crate::local_user::principal(settings)?;
     tracing::info!("serving Steward's memory over MCP on stdio");
-    server.serve_stdio().await?;
+    server.serve_stdio(who).await?;
     // A client that disconnects is the normal way to end.
     tokio::time::sleep(Duration::from_millis(10)).await;
     Ok(ExitCode::SUCCESS)

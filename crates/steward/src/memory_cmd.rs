@@ -2,9 +2,11 @@
 //! reflection, retention and the embedding backfill by hand.
 //!
 //! Owns: the subcommands, their output (one item per line, stored text made safe for a
-//! terminal) and exit codes: 0 done, 1 failed or not found, 2 bad usage (clap). Opens the
-//! store and builds a `Memory` as the server does (`memory_wiring`), without the agent.
-//! Does not own: memory logic, source trust or the gate (`steward_memory`), or storage.
+//! terminal) and exit codes: 0 done, 1 failed, refused or not found, 2 bad usage (clap).
+//! Opens the store and builds a `Memory` as the server does (`memory_wiring`), without the
+//! agent; browsing and editing go through `steward_core::MemoryDesk` for the local user
+//! (`local_user`), like every surface. Does not own: any check of keys, tags or texts (the
+//! desk), memory logic, source trust or the gate (`steward_memory`), or storage.
 
 mod browse;
 mod upkeep;
@@ -15,12 +17,11 @@ use anyhow::Context;
 use clap::Subcommand;
 use std::process::ExitCode;
 use std::sync::Arc;
+use steward_core::memory_desk::{MemoryDeskError, Missing, Unconfirmed};
+use steward_core::{MemoryDesk, MemoryService};
 use steward_memory::Memory;
-use steward_protocol::{MemoryKind, Provenance};
+use steward_protocol::{MemoryKind, Principal, Provenance};
 use steward_store::SqliteStore;
-
-/// The only principal there is for now.
-const OWNER: &str = "owner";
 
 #[derive(Debug, Subcommand)]
 pub enum MemoryCommand {
@@ -141,7 +142,12 @@ fn parse_kind(raw: &str) -> Result<MemoryKind, String> {
 
 /// What the subcommands work on.
 struct Opened {
+    /// For the upkeep commands (reflection, retention, backfill).
     memory: Arc<Memory>,
+    /// For everything a person browses or edits.
+    desk: MemoryService,
+    /// Whom they act for: the local user.
+    who: Principal,
 }
 
 pub async fn run(loaded: &LoadedConfig, command: MemoryCommand) -> anyhow::Result<ExitCode> {
@@ -167,16 +173,20 @@ pub async fn run(loaded: &LoadedConfig, command: MemoryCommand) -> anyhow::Resul
         } => upkeep::retention(&opened, expired, prefixes, unseen_days, apply).await,
         MemoryCommand::Backfill => upkeep::backfill(&opened).await,
         MemoryCommand::Confirm { kind, id } => {
-            let r = steward_protocol::MemoryRef { kind, id };
-            if opened.memory.confirm(OWNER, r).await? {
-                println!(
-                    "confirmed {} {id}: every conversation may now see it",
+            let row = Unconfirmed::Row(steward_protocol::MemoryRef { kind, id });
+            match opened.desk.confirm(&opened.who, row).await {
+                Ok(()) => {
+                    println!(
+                        "confirmed {} {id}: every conversation may now see it",
+                        kind.as_str()
+                    );
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(MemoryDeskError::NotFound(_)) => failure(format_args!(
+                    "no unconfirmed {} with id {id}",
                     kind.as_str()
-                );
-                Ok(ExitCode::SUCCESS)
-            } else {
-                eprintln!("no unconfirmed {} with id {id}", kind.as_str());
-                Ok(ExitCode::from(1))
+                )),
+                Err(e) => failure(e),
             }
         }
     }
@@ -193,7 +203,11 @@ fn open(settings: &Settings) -> anyhow::Result<Opened> {
     })?;
     let store = Arc::new(SqliteStore::open(&app::database_path(settings))?);
     let memory = memory_wiring::build_memory(settings, store)?;
-    Ok(Opened { memory })
+    Ok(Opened {
+        desk: MemoryService::new(memory.clone()),
+        memory,
+        who: crate::local_user::principal(settings)?,
+    })
 }
 
 fn now_ms() -> i64 {
@@ -234,6 +248,19 @@ fn origin(p: &Provenance) -> String {
 fn failure(message: impl std::fmt::Display) -> anyhow::Result<ExitCode> {
     eprintln!("error: {message}");
     Ok(ExitCode::FAILURE)
+}
+
+/// A desk refusal in the terminal's words: `missing` names what was not found (the
+/// terminal's own wording, with the key or id the person typed); anything else is the
+/// desk's message, the same on every surface.
+fn refused(
+    err: MemoryDeskError,
+    missing: impl FnOnce(Missing) -> String,
+) -> anyhow::Result<ExitCode> {
+    match err {
+        MemoryDeskError::NotFound(what) => failure(missing(what)),
+        other => failure(other),
+    }
 }
 
 fn snippet(text: &str, max: usize) -> String {

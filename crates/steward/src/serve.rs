@@ -47,21 +47,21 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     let addr = listener.local_addr()?;
     let model_label = app.steward.model_label();
     let stop = CancellationToken::new();
-    // Steward's memory for other MCP clients at /mcp, behind the same API token.
-    let mcp = steward_mcp::StewardServer::new(
-        app.memory.clone(),
-        app.store.clone(),
-        steward_protocol::Principal::owner(),
-    )?
-    .http_router(settings.max_body_bytes, stop.child_token());
+    // One memory desk for the memory routes and for other MCP clients at /mcp (behind the
+    // same API token, which authenticates the owner).
+    let memory: Arc<dyn steward_core::MemoryDesk> =
+        Arc::new(steward_core::MemoryService::new(app.memory.clone()));
+    let mcp = steward_mcp::StewardServer::new(memory.clone())?
+        .http_router(settings.max_body_bytes, stop.child_token());
     let router = steward_server::router(
         Arc::new(app.steward.clone()),
         Arc::new(app.steward.clone()),
         ServerConfig {
             api_token,
+            owner: app::owner_id(settings)?,
             max_body_bytes: settings.max_body_bytes,
             model_label: model_label.clone(),
-            memory: Some(app.memory.clone()),
+            memory: Some(memory),
             mcp: Some(mcp),
             cors_origins: settings.http.cors_origins.clone(),
             conversations: Some(Arc::new(app.steward.clone())),

@@ -1,8 +1,12 @@
 //! The layering of docs/ARCHITECTURE.md, enforced: a crate may depend only on crates in
 //! lower layers, the test kit never ships in production code, and every workspace crate
 //! has a place in the table (a new crate must be placed on purpose); only the resolve path
-//! changes an action's status; and each value rule (fact keys, tags, tool names, ids) lives
-//! only in `steward_protocol`.
+//! changes an action's status; each value rule (fact keys, tags, tool names, ids) lives
+//! only in `steward_protocol`; and the surface rules of `architecture/surfaces.rs` (who
+//! makes a `Principal`, how surfaces reach memory).
+
+#[path = "architecture/surfaces.rs"]
+mod surfaces;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

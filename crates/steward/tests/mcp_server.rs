@@ -20,7 +20,9 @@ use support::{TOKEN, TempDir, base_command, client, start_server, steward_bin};
 fn ctx() -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     )
 }

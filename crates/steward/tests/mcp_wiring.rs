@@ -54,7 +54,9 @@ async fn mcp_tools_reach_the_registry_in_the_background() {
 
     let ctx = ToolContext::new(
         ConversationId::parse("wiring").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     );
     let call = ToolCall {

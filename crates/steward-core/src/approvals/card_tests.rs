@@ -5,7 +5,7 @@
 use super::*;
 use proptest::prelude::*;
 use serde_json::json;
-use steward_protocol::{ActionStatus, ConversationId, Principal, Surface};
+use steward_protocol::{ActionStatus, ConversationId, PrincipalId, Surface};
 
 fn action(kind: ActionKind, tool: &str, arguments: &Value, preview: &str) -> PendingAction {
     PendingAction {
@@ -18,7 +18,7 @@ fn action(kind: ActionKind, tool: &str, arguments: &Value, preview: &str) -> Pen
         trace_id: "trace-1".into(),
         conversation: ConversationId::parse("c1").unwrap(),
         surface: Surface::Http,
-        principal: Principal::owner(),
+        principal: PrincipalId::parse("owner").unwrap(),
         created_at_ms: 1_700_000_000_000,
         expires_at_ms: 1_700_001_800_000,
         status: ActionStatus::Pending,

@@ -137,7 +137,7 @@ impl Approvals {
             id: uuid::Uuid::new_v4().to_string(),
             conversation,
             tool,
-            principal,
+            principal: principal.id().clone(),
             created_at_ms: now,
             expires_at_ms: now + i64::from(hours) * 3_600_000,
             revoked: false,

@@ -8,7 +8,9 @@
 
 use crate::approvals::card::render_card;
 use crate::port::TurnStream;
-use steward_protocol::{ActionCard, ActionKind, ActionStatus, Inbound, PendingAction, TurnEvent};
+use steward_protocol::{
+    ActionCard, ActionKind, ActionStatus, Inbound, PendingAction, Principal, TurnEvent,
+};
 use tokio::sync::mpsc;
 
 /// Starts the turn that continues a conversation after an approved action ran.
@@ -17,15 +19,17 @@ pub(crate) trait FollowUps: Send + Sync {
     fn continue_turn(&self, inbound: Inbound) -> TurnStream;
 }
 
-/// Start the follow-up turn for `action` (and its new card, when the effect had changed).
+/// Start the follow-up turn for `action` (and its new card, when the effect had changed),
+/// for `principal`: whoever confirmed it, never a principal read back from the record.
 pub(crate) fn follow_up(
     port: &dyn FollowUps,
     action: &PendingAction,
     reissued: Option<&PendingAction>,
+    principal: &Principal,
 ) -> TurnStream {
     let events = port.continue_turn(Inbound::new(
         action.conversation.clone(),
-        action.principal.clone(),
+        principal.clone(),
         action.surface,
         follow_up_note(action, reissued),
     ));
@@ -111,7 +115,7 @@ fn with_card(mut events: TurnStream, card: ActionCard) -> TurnStream {
 mod tests {
     use super::*;
     use crate::approvals::INTERRUPTED;
-    use steward_protocol::{ConversationId, Principal, Surface};
+    use steward_protocol::{ConversationId, PrincipalId, Surface};
 
     #[test]
     fn tool_output_cannot_close_the_fence() {
@@ -147,7 +151,7 @@ mod tests {
             trace_id: "t".into(),
             conversation: ConversationId::parse("c").unwrap(),
             surface: Surface::Http,
-            principal: Principal::owner(),
+            principal: PrincipalId::parse("owner").unwrap(),
             created_at_ms: 0,
             expires_at_ms: 1,
             status: ActionStatus::Failed,

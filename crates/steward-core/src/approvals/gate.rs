@@ -78,7 +78,7 @@ impl Approvals {
             trace_id: trace_id.to_owned(),
             conversation: inbound.conversation.clone(),
             surface: inbound.surface,
-            principal: inbound.principal.clone(),
+            principal: inbound.principal.id().clone(),
             created_at_ms: now,
             expires_at_ms: now.saturating_add(ttl.as_millis() as i64),
             status: ActionStatus::Pending,
@@ -143,7 +143,7 @@ pub(crate) async fn gate_calls(
         let reach = prepared.tool.reach(&prepared.args);
         let review = containment
             .taint
-            .review(&reach, containment.private, &inbound.principal.0)
+            .review(&reach, containment.private, inbound.principal.as_str())
             .await;
         if let Some(review) = review {
             // Asking because of what the call touches, whatever its effect: decided as an

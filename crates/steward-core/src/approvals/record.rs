@@ -5,7 +5,7 @@
 use super::ApprovalSettings;
 use crate::port::ApprovalError;
 use std::sync::Arc;
-use steward_protocol::{PendingAction, Principal, Surface};
+use steward_protocol::{PendingAction, PrincipalId, Surface};
 use steward_store::{AuditEntry, Score, Store, StoreError};
 use steward_tools::ToolRegistry;
 
@@ -32,7 +32,7 @@ pub(crate) fn audit(
     action: &PendingAction,
     event: &str,
     detail: String,
-    principal: &Principal,
+    principal: &PrincipalId,
     surface: Surface,
 ) -> AuditEntry {
     AuditEntry {

@@ -9,7 +9,7 @@ use super::record::audit;
 use super::record::{Approvals, now_ms, store_err};
 use super::run::{INTERRUPTED, RunResult, UNRECORDABLE, effect_changed_record, failpoint};
 use crate::port::{ApprovalError, Resolution};
-use steward_protocol::{ActionStatus, Decision, PendingAction, Principal, Surface};
+use steward_protocol::{ActionStatus, Decision, PendingAction, Principal, PrincipalId, Surface};
 use steward_store::{ActionPatch, AuditEntry, CasGuard, Transition};
 
 /// A confirmed action after its run was recorded.
@@ -33,6 +33,19 @@ impl Approvals {
             .map_err(store_err)
     }
 
+    /// The action `id` if it is `principal`'s: another principal's action is not found, so
+    /// nobody decides (and runs, as themselves) what someone else's turn asked for.
+    async fn action_of(
+        &self,
+        id: &str,
+        principal: &Principal,
+    ) -> Result<PendingAction, ApprovalError> {
+        match self.store.get_action(id).await.map_err(store_err)? {
+            Some(action) if &action.principal == principal.id() => Ok(action),
+            _ => Err(ApprovalError::NotFound),
+        }
+    }
+
     pub(crate) async fn resolve(
         &self,
         id: &str,
@@ -41,12 +54,7 @@ impl Approvals {
         surface: Surface,
         follow: Option<&dyn FollowUps>,
     ) -> Result<Resolution, ApprovalError> {
-        let action = self
-            .store
-            .get_action(id)
-            .await
-            .map_err(store_err)?
-            .ok_or(ApprovalError::NotFound)?;
+        let action = self.action_of(id, principal).await?;
         match decision {
             Decision::Confirm { revision } => {
                 self.confirm(action, revision, principal, surface, follow)
@@ -83,7 +91,7 @@ impl Approvals {
             awaiting_edit: Some(false),
             ..ActionPatch::default()
         };
-        let entry = audit(&action, "confirm", String::new(), principal, surface);
+        let entry = audit(&action, "confirm", String::new(), principal.id(), surface);
         let confirmed = match self
             .cas(&action, guard, ActionStatus::Confirmed, &patch, &entry)
             .await?
@@ -101,7 +109,7 @@ impl Approvals {
         failpoint("after_confirm");
         let Finished { action, reissued } = self.execute(confirmed, principal, surface).await?;
         // The agent continues in the action's conversation from the result.
-        let follow_up = follow.map(|f| follow_up(f, &action, reissued.as_deref()));
+        let follow_up = follow.map(|f| follow_up(f, &action, reissued.as_deref(), principal));
         Ok(Resolution::Applied { action, follow_up })
     }
 
@@ -141,7 +149,7 @@ impl Approvals {
             expected_hash: Some(&action.payload_hash),
             unexpired_at_ms: None,
         };
-        let entry = audit(&action, "running", String::new(), principal, surface);
+        let entry = audit(&action, "running", String::new(), principal.id(), surface);
         let running = match self
             .cas(
                 &action,
@@ -162,7 +170,9 @@ impl Approvals {
             }
             Transition::NotFound => return Err(ApprovalError::NotFound),
         };
-        let result = self.run_action(&running).await;
+        // The tool acts for whoever confirmed (the action is theirs: `action_of`), never for
+        // a principal read back from the stored record.
+        let result = self.run_action(&running, principal).await;
         // Simulates a crash after the effect and before its record (see FAILPOINT_ENV).
         failpoint("while_running");
         match result {
@@ -199,7 +209,7 @@ impl Approvals {
             ActionStatus::Failed
         };
         let event = if ok { "executed" } else { "failed" };
-        let entry = audit(running, event, String::new(), principal, surface);
+        let entry = audit(running, event, String::new(), principal.id(), surface);
         let guard = CasGuard {
             from: ActionStatus::Running,
             expected_hash: Some(&running.payload_hash),
@@ -225,7 +235,7 @@ impl Approvals {
                 // Recovery (another process starting) ended it meanwhile: keep the truth
                 // that it did finish in the trail, without rewriting the record.
                 let detail = serde_json::json!({ "ok": ok }).to_string();
-                let late = audit(running, "finished_late", detail, principal, surface);
+                let late = audit(running, "finished_late", detail, principal.id(), surface);
                 if let Err(e) = self.store.append_audit(&late).await {
                     tracing::warn!(error = %e, action = %running.id, "could not audit a late result");
                 }
@@ -263,7 +273,7 @@ impl Approvals {
             outcome: Some(outcome),
             ..ActionPatch::default()
         };
-        let entry = audit(running, "effect_changed", detail, principal, surface);
+        let entry = audit(running, "effect_changed", detail, principal.id(), surface);
         match self
             .cas(running, guard, ActionStatus::Failed, &patch, &entry)
             .await?
@@ -291,7 +301,7 @@ impl Approvals {
             awaiting_edit: Some(false),
             ..ActionPatch::default()
         };
-        let entry = audit(&action, "cancel", String::new(), principal, surface);
+        let entry = audit(&action, "cancel", String::new(), principal.id(), surface);
         match self
             .cas(&action, guard, ActionStatus::Cancelled, &patch, &entry)
             .await?
@@ -318,7 +328,7 @@ impl Approvals {
         principal: &Principal,
         surface: Surface,
     ) -> Result<Resolution, ApprovalError> {
-        let (text, hash, preview) = self.revised_payload(&action, arguments).await?;
+        let (text, hash, preview) = self.revised_payload(&action, arguments, principal).await?;
         let patch = ActionPatch {
             arguments: Some(text.clone()),
             payload_hash: Some(hash.clone()),
@@ -332,7 +342,7 @@ impl Approvals {
             expected_hash: Some(&action.payload_hash),
             unexpired_at_ms: Some(now_ms()),
         };
-        let entry = audit(&action, "revise", text, principal, surface);
+        let entry = audit(&action, "revise", text, principal.id(), surface);
         match self
             .cas(&action, guard, ActionStatus::Pending, &patch, &entry)
             .await?
@@ -364,7 +374,7 @@ impl Approvals {
         surface: Surface,
     ) -> Result<Resolution, ApprovalError> {
         if current.status == ActionStatus::Pending && current.expires_at_ms <= now_ms() {
-            let expired = self.expire_one(&current, principal, surface).await?;
+            let expired = self.expire_one(&current, principal.id(), surface).await?;
             return Ok(not_current(expired));
         }
         Ok(not_current(current))
@@ -378,12 +388,7 @@ impl Approvals {
         principal: &Principal,
         surface: Surface,
     ) -> Result<Resolution, ApprovalError> {
-        let action = self
-            .store
-            .get_action(id)
-            .await
-            .map_err(store_err)?
-            .ok_or(ApprovalError::NotFound)?;
+        let action = self.action_of(id, principal).await?;
         let guard = CasGuard {
             from: ActionStatus::Pending,
             expected_hash: None,
@@ -398,7 +403,7 @@ impl Approvals {
         } else {
             "edit_closed"
         };
-        let entry = audit(&action, event, String::new(), principal, surface);
+        let entry = audit(&action, event, String::new(), principal.id(), surface);
         match self
             .cas(&action, guard, ActionStatus::Pending, &patch, &entry)
             .await?
@@ -415,7 +420,7 @@ impl Approvals {
     async fn expire_one(
         &self,
         action: &PendingAction,
-        principal: &Principal,
+        principal: &PrincipalId,
         surface: Surface,
     ) -> Result<PendingAction, ApprovalError> {
         let guard = CasGuard {
@@ -448,7 +453,7 @@ impl Approvals {
         let mut n = 0;
         for action in &overdue {
             let a = self
-                .expire_one(action, &Principal("system".into()), Surface::System)
+                .expire_one(action, &PrincipalId::system(), Surface::System)
                 .await?;
             if a.status == ActionStatus::Expired {
                 n += 1;
@@ -484,7 +489,7 @@ impl Approvals {
                     &action,
                     "interrupted",
                     detail,
-                    &Principal("system".into()),
+                    &PrincipalId::system(),
                     Surface::System,
                 );
                 if let Transition::Applied(a) = self

@@ -9,7 +9,7 @@
 use super::payload::{canonical, payload_hash};
 use super::record::{Approvals, now_ms};
 use crate::port::ApprovalError;
-use steward_protocol::{ActionKind, ActionStatus, PendingAction};
+use steward_protocol::{ActionKind, ActionStatus, PendingAction, Principal};
 use steward_tools::{ApprovedRun, ToolContext};
 
 /// Test-only crash injection. With `STEWARD_TEST_FAILPOINT=after_confirm` the process aborts
@@ -66,8 +66,13 @@ pub(crate) enum RunResult {
 }
 
 impl Approvals {
-    /// Run the action's stored payload (an action marked `running`) through the registry.
-    pub(crate) async fn run_action(&self, action: &PendingAction) -> RunResult {
+    /// Run the action's stored payload (an action marked `running`) through the registry,
+    /// acting for `principal`: the one who confirmed it, whose action it is.
+    pub(crate) async fn run_action(
+        &self,
+        action: &PendingAction,
+        principal: &Principal,
+    ) -> RunResult {
         let done = |ok: bool, output: String| RunResult::Done { ok, output };
         if action.kind == ActionKind::Plan {
             return done(
@@ -92,7 +97,7 @@ impl Approvals {
         };
         let mut ctx = ToolContext::new(
             action.conversation.clone(),
-            action.principal.clone(),
+            principal.clone(),
             self.timezone.clone(),
         );
         // The tool compares what it would do now with what the owner saw on the card.
@@ -109,6 +114,7 @@ impl Approvals {
         &self,
         action: &PendingAction,
         arguments: serde_json::Value,
+        principal: &Principal,
     ) -> Result<(String, String, String), ApprovalError> {
         if action.kind == ActionKind::Plan {
             return Err(ApprovalError::Invalid(
@@ -123,7 +129,7 @@ impl Approvals {
         let hash = payload_hash(&action.tool, &text);
         let ctx = ToolContext::new(
             action.conversation.clone(),
-            action.principal.clone(),
+            principal.clone(),
             self.timezone.clone(),
         );
         let preview = match self.tools.preview(&prepared, &ctx).await {

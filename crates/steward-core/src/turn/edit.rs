@@ -1,5 +1,6 @@
-//! The edit step at the start of a user turn: if an action in this conversation awaits an
-//! edit in words, this message revises it instead of starting a normal turn.
+//! The edit step at the start of a user turn: if an action of the sender's in this
+//! conversation awaits an edit in words, this message revises it instead of starting a
+//! normal turn.
 
 use super::{Failure, TurnContext, scrub};
 use crate::approvals::{card::render_card, revise_in_words};
@@ -17,7 +18,11 @@ pub(crate) async fn edit_turn(
         .store
         .list_actions(Some(ActionStatus::Pending), Some(&inbound.conversation), 20)
         .await?;
-    let Some(action) = pending.into_iter().find(|a| a.awaiting_edit) else {
+    // Only the sender's own action: another principal's is not theirs to revise.
+    let Some(action) = pending
+        .into_iter()
+        .find(|a| a.awaiting_edit && &a.principal == inbound.principal.id())
+    else {
         return Ok(None);
     };
     deps.store

@@ -34,7 +34,7 @@ pub(crate) async fn read_later_shortcut(
     };
     let saved = wiring
         .memory
-        .read_later(&inbound.principal.0, url, "", Vec::new())
+        .read_later(inbound.principal.as_str(), url, "", Vec::new())
         .await;
     let text = match saved {
         Ok(_) => format!("Saved to read later: {url}"),
@@ -68,7 +68,11 @@ pub(crate) async fn memory_context(deps: &TurnDeps, inbound: &Inbound) -> Contex
     };
     match wiring
         .memory
-        .context_for(&inbound.principal.0, &inbound.conversation, &inbound.text)
+        .context_for(
+            inbound.principal.as_str(),
+            &inbound.conversation,
+            &inbound.text,
+        )
         .await
     {
         Ok(block) if block.text.is_empty() => block,

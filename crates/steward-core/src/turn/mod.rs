@@ -168,7 +168,7 @@ pub(crate) async fn run_turn(
                 ctx.deps,
                 ctx.binding.primary.as_ref(),
                 Exchange {
-                    user: inbound.principal.0.clone(),
+                    user: inbound.principal.as_str().to_owned(),
                     conversation: inbound.conversation.clone(),
                     user_text: inbound.text.clone(),
                     assistant_text: text.clone(),

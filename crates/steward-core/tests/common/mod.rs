@@ -9,7 +9,7 @@ use std::time::Duration;
 use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, Assistant, ModelBinding, Steward, StewardDeps};
 use steward_llm::{ModelRef, Models, ProviderConfig, ProviderKind, RetryPolicy};
-use steward_protocol::{ConversationId, Inbound, Principal, Surface, TurnEvent};
+use steward_protocol::{ConversationId, Inbound, Principal, PrincipalId, Surface, TurnEvent};
 use steward_store::SqliteStore;
 use steward_testkit::FakeModel;
 use steward_tools::ToolRegistry;
@@ -86,7 +86,7 @@ pub fn fake_models(fake: &FakeModel) -> Models {
 pub fn inbound(conv: &str, text: &str) -> Inbound {
     Inbound::new(
         ConversationId::parse(conv).unwrap(),
-        Principal::owner(),
+        Principal::authenticated(PrincipalId::parse("owner").unwrap()),
         Surface::Cli,
         text,
     )
@@ -157,7 +157,12 @@ pub async fn resolve_and_finish(
 ) -> (steward_core::Resolution, Vec<TurnEvent>) {
     use steward_core::ApprovalDesk;
     let mut res = steward
-        .resolve(id, decision, Principal::owner(), surface)
+        .resolve(
+            id,
+            decision,
+            Principal::authenticated(PrincipalId::parse("owner").unwrap()),
+            surface,
+        )
         .await
         .unwrap();
     let mut events = Vec::new();

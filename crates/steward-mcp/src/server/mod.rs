@@ -2,17 +2,23 @@
 //! desktop coding assistant, for example), over stdio (`steward mcp serve`) or streamable
 //! HTTP (`/mcp`, mounted by steward-server behind the API token).
 //!
-//! Owns: the rmcp `ServerHandler` and the transports. Every call goes through a private
-//! `ToolRegistry` (schema check, validators, timeout, panic capture, output cap).
+//! Owns: the rmcp `ServerHandler`, the transports, and whom each call acts for: over stdio
+//! the local user the binary authenticated, over HTTP the principal the server's bearer
+//! check put in the request (read from rmcp's `http::request::Parts`; a request without one
+//! is refused). Every call goes through a private `ToolRegistry` (schema check, validators,
+//! timeout, panic capture, output cap) whose tools reach memory through
+//! `steward_core::MemoryDesk` only.
 //!
 //! Errors: an unknown tool or arguments that are not a JSON object within
 //! `MAX_ARGUMENT_BYTES` get a JSON-RPC error (`-32602`); arguments that break the tool's
 //! schema or rules, and tool failures, get a result with `isError: true` and a message saying
 //! what to fix (the MCP spec wants input validation errors there, where the model sees them).
 
+mod recall;
 mod tools;
 
 use axum::Router;
+use axum::http::request::Parts;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
     Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
@@ -25,9 +31,8 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use std::sync::Arc;
-use steward_memory::Memory;
+use steward_core::MemoryDesk;
 use steward_protocol::{ConversationId, Effect, Principal};
-use steward_store::MemoryStore;
 use steward_tools::{MAX_ARGUMENT_BYTES, ToolContext, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
@@ -55,19 +60,19 @@ pub enum ServeError {
 pub struct StewardServer {
     registry: Arc<ToolRegistry>,
     tools: Arc<Vec<rmcp::model::Tool>>,
-    ctx: ToolContext,
+    conversation: ConversationId,
+    /// Whom every call acts for over stdio; None over HTTP, where each request says.
+    local: Option<Principal>,
 }
 
 impl StewardServer {
-    /// Steward's memory as MCP tools, acting for `principal`: whoever the transport
-    /// authenticated (the API token's owner over HTTP, the local user over stdio).
-    pub fn new(
-        memory: Arc<Memory>,
-        store: Arc<dyn MemoryStore>,
-        principal: Principal,
-    ) -> Result<StewardServer, ServeError> {
-        let registry =
-            tools::registry(memory, store).map_err(|e| ServeError::Tools(e.to_string()))?;
+    /// Steward's memory as MCP tools. Each call acts for whoever the transport
+    /// authenticated: see `serve_stdio` and `http_router`.
+    pub fn new(desk: Arc<dyn MemoryDesk>) -> Result<StewardServer, ServeError> {
+        let conversation = ConversationId::parse(MCP_CONVERSATION)
+            .map_err(|e| ServeError::Tools(e.to_string()))?;
+        let registry = tools::registry(desk, conversation.clone())
+            .map_err(|e| ServeError::Tools(e.to_string()))?;
         let tools = registry
             .specs()
             .into_iter()
@@ -85,17 +90,18 @@ impl StewardServer {
                     .with_annotations(annotations)
             })
             .collect();
-        let conversation = ConversationId::parse(MCP_CONVERSATION)
-            .map_err(|e| ServeError::Tools(e.to_string()))?;
         Ok(StewardServer {
             registry: Arc::new(registry),
             tools: Arc::new(tools),
-            ctx: ToolContext::new(conversation, principal, None),
+            conversation,
+            local: None,
         })
     }
 
-    /// Serve one client on this process's stdin/stdout until it disconnects.
-    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+    /// Serve one client on this process's stdin/stdout until it disconnects, acting for
+    /// `principal`: the local user who started it, as the binary authenticated them.
+    pub async fn serve_stdio(mut self, principal: Principal) -> Result<(), ServeError> {
+        self.local = Some(principal);
         let transport =
             AsyncRwTransport::<RoleServer, _, _>::new(tokio::io::stdin(), tokio::io::stdout())
                 .with_max_line_length(MAX_MESSAGE_BYTES);
@@ -110,8 +116,9 @@ impl StewardServer {
             .map_err(|e| ServeError::Session(e.to_string()))
     }
 
-    /// A router answering streamable HTTP at `/mcp`. The caller mounts it behind its auth;
-    /// `stop` ends every session (server shutdown).
+    /// A router answering streamable HTTP at `/mcp`. The caller mounts it behind its auth,
+    /// which must put the authenticated `Principal` in each request's extensions; a call
+    /// without one is refused. `stop` ends every session (server shutdown).
     pub fn http_router(self, max_body_bytes: usize, stop: CancellationToken) -> Router {
         // The Host allow-list guards unauthenticated local servers against DNS rebinding;
         // this one is only reachable with the API token (which a rebinding page does not
@@ -130,6 +137,19 @@ impl StewardServer {
 
     fn invalid(message: String) -> ErrorData {
         ErrorData::invalid_params(message, None)
+    }
+
+    /// Whom this call acts for: the stdio session's local user, else the principal the HTTP
+    /// surface authenticated for this request.
+    fn principal(&self, context: &RequestContext<RoleServer>) -> Option<Principal> {
+        if let Some(local) = &self.local {
+            return Some(local.clone());
+        }
+        context
+            .extensions
+            .get::<Parts>()
+            .and_then(|parts| parts.extensions.get::<Principal>())
+            .cloned()
     }
 }
 
@@ -151,8 +171,14 @@ impl ServerHandler for StewardServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let Some(principal) = self.principal(&context) else {
+            return Err(ErrorData::invalid_request(
+                "this call is not authenticated".to_owned(),
+                None,
+            ));
+        };
         let name = request.name.as_ref();
         if self.registry.get(name).is_none() {
             let shown: String = name.chars().take(64).flat_map(char::escape_debug).collect();
@@ -165,8 +191,9 @@ impl ServerHandler for StewardServer {
                 "arguments are too large ({size} bytes; the limit is {MAX_ARGUMENT_BYTES})"
             )));
         }
+        let ctx = ToolContext::new(self.conversation.clone(), principal, None);
         let outcome = match self.registry.prepare_value(name, args) {
-            Ok(prepared) => self.registry.run_prepared(&prepared, &self.ctx).await,
+            Ok(prepared) => self.registry.run_prepared(&prepared, &ctx).await,
             Err(refused) => refused,
         };
         let content = vec![ContentBlock::text(outcome.output)];

@@ -1,87 +1,84 @@
 //! The tools Steward's MCP server offers, as ordinary Steward `Tool`s in a private registry
-//! (so they get the same schema checks, validators, timeout and panic capture as the agent's
-//! tools): the memory tools under `steward_` names, plus `steward_list_notes` and
-//! `steward_list_reminders`.
+//! (so they get the same schema checks, timeout, panic capture and output cap as the agent's
+//! tools), each a thin call of `steward_core::MemoryDesk` for the call's principal:
+//! `steward_recall` and `steward_search_notes` (in `recall`), `steward_save_note`,
+//! `steward_list_notes` and `steward_list_reminders` (here).
 //!
 //! Reminders: Steward has no scheduler yet, so "reminders" are the memory's intentions
 //! (follow-ups the reflection step noted, with an optional due time), offered read-only.
 //!
-//! Owns: which tools are exposed and the two listing tools. Does not own memory rules (the
-//! memory tools and `Memory` enforce them).
+//! Owns: which tools are exposed, their schemas (shapes only: no length bounds, since the
+//! desk holds the one rule and a schema bound would refuse in other words) and the text of
+//! their results. Does not own: any check of titles, bodies, tags or queries, or memory rules
+//! (the desk and `Memory`).
 
+use super::recall::{Recall, SearchNotes};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use steward_memory::Memory;
-use steward_protocol::Effect;
-use steward_store::{MemoryFilter, MemoryStore};
-use steward_tools::memory::{tags_arg, tags_schema};
-use steward_tools::{OutputTrust, Tool, ToolContext, ToolError, ToolRegistry, memory_tools};
+use steward_core::MemoryDesk;
+use steward_core::memory_desk::{MemoryDeskError, NoteAuthor, NoteDraft};
+use steward_protocol::{ConversationId, Effect};
+use steward_tools::memory::tags_schema;
+use steward_tools::{OutputTrust, Reach, Tool, ToolContext, ToolError, ToolRegistry};
 
 /// Most items a listing returns.
-const MAX_LIST: usize = 50;
+pub(super) const MAX_LIST: usize = 50;
 const DEFAULT_LIST: usize = 20;
 /// Characters of a note body shown in a listing.
 const SNIPPET: usize = 200;
 
-/// Memory tools exposed, with the name and description other clients see.
-const EXPOSED: &[(&str, &str, &str)] = &[
-    (
-        "recall",
-        "steward_recall",
-        "Search everything Steward remembers about its owner (facts, notes, learnings, read-later, follow-ups) by meaning and words.",
-    ),
-    (
-        "search_notes",
-        "steward_search_notes",
-        "Search the owner's notes in Steward by meaning and words, optionally only those with all given tags.",
-    ),
-    (
-        "save_note",
-        "steward_save_note",
-        "Save a note in Steward's memory for its owner (title, body, optional tags).",
-    ),
-];
-
-/// A memory tool under the name and description the MCP server gives it.
-struct Renamed {
-    inner: Arc<dyn Tool>,
-    name: &'static str,
-    description: &'static str,
+/// What every tool holds.
+#[derive(Clone)]
+pub(super) struct Shared {
+    pub(super) desk: Arc<dyn MemoryDesk>,
+    /// The conversation a client's writes carry in their provenance (`MCP_CONVERSATION`).
+    pub(super) conversation: ConversationId,
 }
 
-#[async_trait::async_trait]
-impl Tool for Renamed {
-    fn name(&self) -> &str {
-        self.name
-    }
-    fn description(&self) -> &str {
-        self.description
-    }
-    fn parameters(&self) -> Value {
-        self.inner.parameters()
-    }
-    fn effect(&self) -> Effect {
-        self.inner.effect()
-    }
-    fn output_trust(&self) -> OutputTrust {
-        self.inner.output_trust()
-    }
-    fn reach(&self, args: &Value) -> steward_tools::Reach {
-        self.inner.reach(args)
-    }
-    fn validate(&self, args: &Value) -> Result<(), ToolError> {
-        self.inner.validate(args)
-    }
-    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        self.inner.run(args, ctx).await
+/// A desk refusal as the client's model should see it: what to fix for input, a plain
+/// failure otherwise (details are in Steward's log).
+pub(super) fn desk_error(err: MemoryDeskError) -> ToolError {
+    match err {
+        MemoryDeskError::Invalid(_)
+        | MemoryDeskError::TooLong { .. }
+        | MemoryDeskError::Refused(_) => ToolError::InvalidArguments(err.to_string()),
+        MemoryDeskError::NotFound(_) => ToolError::Failed(err.to_string()),
+        MemoryDeskError::Failed => {
+            ToolError::Failed("memory is unavailable right now (see Steward's log)".to_owned())
+        }
     }
 }
 
-fn limit(args: &Value) -> usize {
+/// A string argument the schema made required.
+pub(super) fn text_arg(args: &Value, name: &str) -> Result<String, ToolError> {
+    args.get(name)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| ToolError::InvalidArguments(format!("argument `{name}` must be a string")))
+}
+
+/// The optional `tags`, as typed (the desk folds and checks them).
+pub(super) fn tags_arg(args: &Value) -> Result<Vec<String>, ToolError> {
+    let Some(raw) = args.get("tags") else {
+        return Ok(Vec::new());
+    };
+    raw.as_array()
+        .and_then(|items| {
+            items
+                .iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .ok_or_else(|| {
+            ToolError::InvalidArguments("argument `tags` must be an array of strings".to_owned())
+        })
+}
+
+pub(super) fn limit(args: &Value, default: usize, max: usize) -> usize {
     args.get("limit")
         .and_then(Value::as_u64)
-        .map_or(DEFAULT_LIST, |n| (n as usize).clamp(1, MAX_LIST))
+        .map_or(default, |n| usize::try_from(n).unwrap_or(max).clamp(1, max))
 }
 
 fn when(ms: i64) -> String {
@@ -90,7 +87,7 @@ fn when(ms: i64) -> String {
         .unwrap_or_else(|| "?".to_owned())
 }
 
-fn one_line(s: &str, max: usize) -> String {
+pub(super) fn one_line(s: &str, max: usize) -> String {
     let flat: String = s
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -102,9 +99,68 @@ fn one_line(s: &str, max: usize) -> String {
     joined.chars().take(max).collect::<String>() + "…"
 }
 
-struct ListNotes {
-    memory: Arc<Memory>,
+struct SaveNote(Shared);
+
+#[async_trait::async_trait]
+impl Tool for SaveNote {
+    fn name(&self) -> &str {
+        "steward_save_note"
+    }
+    fn description(&self) -> &str {
+        "Save a note in Steward's memory for its owner (title, body, optional tags)."
+    }
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"},
+                "body": {"type": "string"},
+                "tags": tags_schema()
+            },
+            "required": ["title", "body"],
+            "additionalProperties": false
+        })
+    }
+    fn effect(&self) -> Effect {
+        Effect::Memory
+    }
+    fn output_trust(&self) -> OutputTrust {
+        OutputTrust::Trusted
+    }
+    fn reach(&self, args: &Value) -> Reach {
+        let title = args.get("title").and_then(Value::as_str).unwrap_or("");
+        let body = args.get("body").and_then(Value::as_str).unwrap_or("");
+        Reach {
+            remembers: vec![format!("{title}\n{body}")],
+            summary: Some(format!("note: {}", one_line(title, 120))),
+            ..Reach::default()
+        }
+    }
+    async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
+        let draft = NoteDraft {
+            title: text_arg(&args, "title")?,
+            body: text_arg(&args, "body")?,
+            tags: tags_arg(&args)?,
+            // Another program's model wrote it: never the owner's own word.
+            author: NoteAuthor::Client {
+                conversation: self.0.conversation.clone(),
+            },
+        };
+        let note = self
+            .0
+            .desk
+            .save_note(&ctx.principal, draft)
+            .await
+            .map_err(desk_error)?;
+        Ok(format!(
+            "saved note {}: {}",
+            note.id,
+            one_line(&note.title, 200)
+        ))
+    }
 }
+
+struct ListNotes(Shared);
 
 #[async_trait::async_trait]
 impl Tool for ListNotes {
@@ -127,26 +183,20 @@ impl Tool for ListNotes {
     fn effect(&self) -> Effect {
         Effect::Read
     }
-
     fn output_trust(&self) -> OutputTrust {
         OutputTrust::Trusted
     }
-    fn validate(&self, args: &Value) -> Result<(), ToolError> {
-        tags_arg(args).map(drop)
-    }
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let filter = MemoryFilter {
-            tags: tags_arg(&args)?,
-            ..MemoryFilter::default()
-        };
         let notes = self
-            .memory
-            .list_notes(&ctx.principal.0, &filter, limit(&args))
+            .0
+            .desk
+            .notes(
+                &ctx.principal,
+                &tags_arg(&args)?,
+                limit(&args, DEFAULT_LIST, MAX_LIST),
+            )
             .await
-            .map_err(|e| {
-                tracing::warn!(error = %e, "listing notes for an MCP client failed");
-                ToolError::Failed("memory is unavailable right now".to_owned())
-            })?;
+            .map_err(desk_error)?;
         if notes.is_empty() {
             return Ok("no notes".to_owned());
         }
@@ -171,9 +221,7 @@ impl Tool for ListNotes {
     }
 }
 
-struct ListReminders {
-    store: Arc<dyn MemoryStore>,
-}
+struct ListReminders(Shared);
 
 #[async_trait::async_trait]
 impl Tool for ListReminders {
@@ -196,20 +244,17 @@ impl Tool for ListReminders {
     fn effect(&self) -> Effect {
         Effect::Read
     }
-
     fn output_trust(&self) -> OutputTrust {
         OutputTrust::Trusted
     }
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let include_done = args.get("include_done").and_then(Value::as_bool) == Some(true);
         let mut items = self
-            .store
-            .list_intentions(&ctx.principal.0, !include_done)
+            .0
+            .desk
+            .reminders(&ctx.principal, include_done)
             .await
-            .map_err(|e| {
-                tracing::warn!(error = %e, "listing reminders for an MCP client failed");
-                ToolError::Failed("memory is unavailable right now".to_owned())
-            })?;
+            .map_err(desk_error)?;
         if items.is_empty() {
             return Ok("no reminders".to_owned());
         }
@@ -217,7 +262,7 @@ impl Tool for ListReminders {
         items.sort_by_key(|i| (!i.open, i.due_at_ms.unwrap_or(i64::MAX), -i.created_at_ms));
         let lines: Vec<String> = items
             .iter()
-            .take(limit(&args))
+            .take(limit(&args, DEFAULT_LIST, MAX_LIST))
             .map(|i| {
                 let due = i
                     .due_at_ms
@@ -236,20 +281,15 @@ impl Tool for ListReminders {
 
 /// The registry behind the MCP server; each call acts for its context's principal.
 pub fn registry(
-    memory: Arc<Memory>,
-    store: Arc<dyn MemoryStore>,
+    desk: Arc<dyn MemoryDesk>,
+    conversation: ConversationId,
 ) -> Result<ToolRegistry, ToolError> {
+    let shared = Shared { desk, conversation };
     let mut registry = ToolRegistry::new();
-    for tool in memory_tools(Arc::clone(&memory)) {
-        if let Some((_, name, description)) = EXPOSED.iter().find(|(n, _, _)| *n == tool.name()) {
-            registry.register(Arc::new(Renamed {
-                inner: tool,
-                name,
-                description,
-            }))?;
-        }
-    }
-    registry.register(Arc::new(ListNotes { memory }))?;
-    registry.register(Arc::new(ListReminders { store }))?;
+    registry.register(Arc::new(Recall(shared.clone())))?;
+    registry.register(Arc::new(SearchNotes(shared.clone())))?;
+    registry.register(Arc::new(SaveNote(shared.clone())))?;
+    registry.register(Arc::new(ListNotes(shared.clone())))?;
+    registry.register(Arc::new(ListReminders(shared)))?;
     Ok(registry)
 }

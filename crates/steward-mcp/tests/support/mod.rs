@@ -78,7 +78,9 @@ pub fn everything_stdio() -> ServerSpec {
 pub fn ctx() -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     )
 }

@@ -9,6 +9,7 @@
 
 use super::{action_id, desk_error, view};
 use crate::AppState;
+use crate::auth::Authenticated;
 use crate::body::{parse_json, read_bytes};
 use crate::error::{ApiError, VANISHED_MESSAGE, failure_kind_str};
 use axum::Json;
@@ -27,13 +28,20 @@ use tracing::Instrument;
 
 pub(crate) async fn confirm(
     State(state): State<AppState>,
+    Authenticated(principal): Authenticated,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let id = action_id(path)?;
     let revision = shown_revision(&headers, body)?;
-    decide(&state, id.as_str(), Decision::Confirm { revision }).await
+    decide(
+        &state,
+        id.as_str(),
+        Decision::Confirm { revision },
+        principal,
+    )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -79,19 +87,21 @@ fn shown_revision(
 
 pub(crate) async fn cancel(
     State(state): State<AppState>,
+    Authenticated(principal): Authenticated,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let id = action_id(path)?;
     no_fields(&headers, body)?;
-    decide(&state, id.as_str(), Decision::Cancel).await
+    decide(&state, id.as_str(), Decision::Cancel, principal).await
 }
 
 /// Ask for an edit in words: the next message in the action's conversation describes the
 /// change ("make it Friday instead"); the action stays pending meanwhile.
 pub(crate) async fn request_edit(
     State(state): State<AppState>,
+    Authenticated(principal): Authenticated,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -100,7 +110,7 @@ pub(crate) async fn request_edit(
     no_fields(&headers, body)?;
     let action = state
         .approvals
-        .request_edit(id.as_str(), Principal::owner(), Surface::Http)
+        .request_edit(id.as_str(), principal, Surface::Http)
         .await
         .map_err(desk_error)?;
     Ok(Json(view(state.approvals.as_ref(), &action)).into_response())
@@ -113,6 +123,7 @@ struct ReviseRequest {
 
 pub(crate) async fn revise(
     State(state): State<AppState>,
+    Authenticated(principal): Authenticated,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -129,7 +140,7 @@ pub(crate) async fn revise(
     let decision = Decision::Revise {
         arguments: req.arguments,
     };
-    decide(&state, id.as_str(), decision).await
+    decide(&state, id.as_str(), decision, principal).await
 }
 
 /// Cancel and edit take no input: an empty body or `{}`. Anything more is refused rather
@@ -163,12 +174,17 @@ enum Outcome {
     Stale(PendingAction),
 }
 
-async fn decide(state: &AppState, id: &str, decision: Decision) -> Result<Response, ApiError> {
+async fn decide(
+    state: &AppState,
+    id: &str,
+    decision: Decision,
+    principal: Principal,
+) -> Result<Response, ApiError> {
     tracing::info!(decision = decision.name(), "approval decision requested");
     // On its own task: a client hanging up must not cancel a decision half-way through
     // `resolve`, nor cut the agent's follow-up turn short.
     let task = tokio::spawn(
-        resolve(state.approvals.clone(), id.to_owned(), decision)
+        resolve(state.approvals.clone(), id.to_owned(), decision, principal)
             .instrument(tracing::Span::current()),
     );
     let outcome = task
@@ -212,10 +228,11 @@ async fn resolve(
     desk: Arc<dyn ApprovalDesk>,
     id: String,
     decision: Decision,
+    principal: Principal,
 ) -> Result<Outcome, ApprovalError> {
     let is_revise = matches!(decision, Decision::Revise { .. });
     let resolution = desk
-        .resolve(&id, decision, Principal::owner(), Surface::Http)
+        .resolve(&id, decision, principal, Surface::Http)
         .await?;
     Ok(match resolution {
         Resolution::Applied { action, follow_up } if is_revise => {

@@ -7,6 +7,7 @@
 
 use super::{desk_error, grant_id};
 use crate::AppState;
+use crate::auth::Authenticated;
 use crate::body::{parse_conversation, parse_json};
 use crate::error::ApiError;
 use crate::trace::{record_conversation, record_grant};
@@ -19,7 +20,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use steward_core::ApprovalError;
-use steward_protocol::{Principal, ToolName};
+use steward_protocol::ToolName;
 
 /// A week: long enough for a task, short enough that a grant cannot quietly become
 /// permanent.
@@ -39,6 +40,7 @@ pub(crate) async fn list_grants(State(state): State<AppState>) -> Result<Json<Va
 
 pub(crate) async fn create_grant(
     State(state): State<AppState>,
+    Authenticated(principal): Authenticated,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
@@ -49,7 +51,7 @@ pub(crate) async fn create_grant(
     record_conversation(&conversation);
     let grant = state
         .approvals
-        .grant(conversation, tool.into_string(), hours, Principal::owner())
+        .grant(conversation, tool.into_string(), hours, principal)
         .await
         .map_err(grant_error)?;
     record_grant(&grant.id);

@@ -1,9 +1,10 @@
-//! `/api/v1/facts`: list the owner's facts, set one (the user's word: source user, which
+//! `/api/v1/facts`: list the caller's facts, set one (the person's word: source user, which
 //! extraction and reflection can never overwrite), delete one.
-//! Does not own source trust itself (`Memory::user_set_fact` and the store enforce it).
+//! Does not own source trust or any check of the key or value (`steward_core::MemoryDesk`).
 
-use super::{OWNER, check_field, fact_key, memory_error, memory_of};
+use super::{desk_error, fact_key, memory_of};
 use crate::AppState;
+use crate::auth::Authenticated;
 use crate::body::parse_json;
 use crate::body::parse_limit;
 use crate::error::ApiError;
@@ -16,8 +17,6 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// Longest fact value, in bytes.
-pub const MAX_FACT_VALUE_BYTES: usize = 4_096;
 const DEFAULT_LIMIT: usize = 100;
 const MAX_LIMIT: usize = 1_000;
 
@@ -37,6 +36,7 @@ struct SetFact {
 
 pub(crate) async fn list_facts(
     State(state): State<AppState>,
+    Authenticated(who): Authenticated,
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Ok(Query(query)) = query else {
@@ -52,14 +52,15 @@ pub(crate) async fn list_facts(
             as usize,
     };
     let facts = memory
-        .list_facts(OWNER, limit, offset)
+        .facts(&who, limit, offset)
         .await
-        .map_err(memory_error)?;
+        .map_err(desk_error)?;
     Ok(Json(json!({"facts": facts})))
 }
 
 pub(crate) async fn put_fact(
     State(state): State<AppState>,
+    Authenticated(who): Authenticated,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -67,31 +68,20 @@ pub(crate) async fn put_fact(
     let memory = memory_of(&state)?;
     let key = fact_key(path)?;
     let req: SetFact = parse_json(&headers, body)?;
-    check_field("value", &req.value, MAX_FACT_VALUE_BYTES)?;
     let fact = memory
-        .user_set_fact(OWNER, key.as_str(), req.value.trim())
+        .set_fact(&who, &key, &req.value)
         .await
-        .map_err(memory_error)?;
+        .map_err(desk_error)?;
     Ok(Json(json!({"fact": fact})))
 }
 
 pub(crate) async fn delete_fact(
     State(state): State<AppState>,
+    Authenticated(who): Authenticated,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let memory = memory_of(&state)?;
     let key = fact_key(path)?;
-    if memory
-        .forget_fact(OWNER, key.as_str())
-        .await
-        .map_err(memory_error)?
-    {
-        Ok(StatusCode::NO_CONTENT.into_response())
-    } else {
-        Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            "no such fact",
-        ))
-    }
+    memory.forget_fact(&who, &key).await.map_err(desk_error)?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }

@@ -1,10 +1,11 @@
 //! The memory routes: facts (`/api/v1/facts`), notes (`/api/v1/notes`) and search
-//! (`/api/v1/memory/search`), all bearer-protected like every `/api` route.
+//! (`/api/v1/memory/search`), all bearer-protected like every `/api` route, all through
+//! `steward_core::MemoryDesk` for the principal the token authenticated.
 //!
-//! Owns: validating keys and tags (by `steward_protocol`'s rules), ids, sizes and query
-//! parameters before the memory sees them, and mapping `MemoryError` to HTTP (storage details
-//! stay in the server log). Does not own: source trust, the quality gate or ranking
-//! (`steward_memory::Memory`), or who the user is (every authenticated caller is the owner).
+//! Owns: reading paths, query strings and bodies, and mapping `MemoryDeskError` to HTTP
+//! (storage details stay in the server log). Does not own: any check of keys, tags or texts
+//! (the desk applies `steward_protocol`'s rules and its limits, the same for every surface),
+//! source trust, the quality gate or ranking (`steward_memory::Memory`).
 
 mod confirm;
 mod facts;
@@ -22,14 +23,11 @@ use axum::extract::Path;
 use axum::extract::rejection::PathRejection;
 use axum::http::StatusCode;
 use std::sync::Arc;
-use steward_memory::{Memory, MemoryError};
-use steward_protocol::{FactKey, Tag, ValueError, ValueKind};
-use steward_store::StoreError;
+use steward_core::{MemoryDesk, MemoryDeskError};
+use steward_protocol::{ValueError, ValueKind};
 
-/// The only principal the API knows for now.
-const OWNER: &str = "owner";
-/// The memory, or 503 when the binary runs without one.
-fn memory_of(state: &AppState) -> Result<&Arc<Memory>, ApiError> {
+/// The memory desk, or 503 when the binary runs without a memory.
+fn memory_of(state: &AppState) -> Result<&Arc<dyn MemoryDesk>, ApiError> {
     state.memory.as_ref().ok_or_else(|| {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -39,14 +37,15 @@ fn memory_of(state: &AppState) -> Result<&Arc<Memory>, ApiError> {
     })
 }
 
-/// A fact key from the path, by `steward_protocol::FactKey`'s rule.
-fn fact_key(path: Result<Path<String>, PathRejection>) -> Result<FactKey, ApiError> {
-    let Ok(Path(key)) = path else {
-        return Err(ApiError::bad_request(ValueError::rule_message(
+/// A fact key from the path, as given (the desk checks it); a path that does not even
+/// decode gets the key rule's words.
+fn fact_key(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    match path {
+        Ok(Path(key)) => Ok(key),
+        Err(_) => Err(ApiError::bad_request(ValueError::rule_message(
             ValueKind::FactKey,
-        )));
-    };
-    FactKey::parse(&key).map_err(|e| ApiError::bad_request(e.to_string()))
+        ))),
+    }
 }
 
 /// A note id from the path: a positive decimal integer.
@@ -64,39 +63,19 @@ fn note_id(path: Result<Path<String>, PathRejection>) -> Result<i64, ApiError> {
     }
 }
 
-/// Tags by `steward_protocol::Tag::normalise_all`: trimmed, lowercased, duplicates dropped,
-/// each the tag rule, at most `MAX_TAGS`.
-fn clean_tags(raw: Vec<String>) -> Result<Vec<String>, ApiError> {
-    Tag::normalise_strings(raw).map_err(|e| ApiError::bad_request(e.to_string()))
-}
-
-/// A text field must be non-blank and within `max` bytes.
-fn check_field(name: &str, text: &str, max: usize) -> Result<(), ApiError> {
-    if text.len() > max {
-        return Err(ApiError::too_large(format!(
-            "{name} is longer than {max} bytes"
-        )));
-    }
-    if text.trim().is_empty() {
-        return Err(ApiError::bad_request(format!("{name} must not be empty")));
-    }
-    Ok(())
-}
-
-/// How a memory failure looks on the wire. Refusals (the gate, the store's input checks)
-/// are the caller's to fix; anything else is ours and its details stay in the log.
-fn memory_error(err: MemoryError) -> ApiError {
+/// How a refusal of the desk looks on the wire: input the caller must fix is 400 (413 when
+/// too long), a refusal of the memory itself (the gate, the store's checks) 422, a row that
+/// is not the caller's 404, anything else ours (500, details in the log).
+fn desk_error(err: MemoryDeskError) -> ApiError {
+    let message = err.to_string();
     match err {
-        MemoryError::Invalid(message) => {
+        MemoryDeskError::Invalid(_) => ApiError::bad_request(message),
+        MemoryDeskError::TooLong { .. } => ApiError::too_large(message),
+        MemoryDeskError::NotFound(_) => ApiError::new(StatusCode::NOT_FOUND, "not_found", message),
+        MemoryDeskError::Refused(_) => {
             ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", message)
         }
-        MemoryError::Store(StoreError::InvalidInput(message)) => {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", message)
-        }
-        other => {
-            tracing::warn!(error = %other, "memory operation failed");
-            ApiError::internal("memory storage failed; see the server log")
-        }
+        MemoryDeskError::Failed => ApiError::internal("memory storage failed; see the server log"),
     }
 }
 
@@ -109,14 +88,7 @@ mod tests {
     }
 
     #[test]
-    fn keys_and_ids_are_checked() {
-        assert_eq!(
-            fact_key(path("home.city_2")).unwrap().as_str(),
-            "home.city_2"
-        );
-        for bad in ["", "Home", "a b", "a/b", "é", &"a".repeat(65)] {
-            assert!(fact_key(path(bad)).is_err(), "{bad:?}");
-        }
+    fn note_ids_are_checked() {
         assert_eq!(note_id(path("42")).unwrap(), 42);
         for bad in ["0", "-1", "+1", "1.0", "abc", "", &"9".repeat(19), "٣"] {
             assert!(note_id(path(bad)).is_err(), "{bad:?}");
@@ -124,14 +96,31 @@ mod tests {
     }
 
     #[test]
-    fn tags_are_normalised_and_checked() {
-        let tags = clean_tags(vec![" Work ".into(), "work".into(), "a-b_c".into()]).unwrap();
-        assert_eq!(tags, ["work", "a-b_c"]);
-        assert!(clean_tags(vec!["a b".into()]).is_err());
-        assert!(clean_tags(vec!["".into()]).is_err());
-        let many: Vec<String> = (0..=steward_protocol::MAX_TAGS)
-            .map(|i| i.to_string())
-            .collect();
-        assert!(clean_tags(many).is_err());
+    fn each_refusal_of_the_desk_has_its_status() {
+        use steward_core::memory_desk::Missing;
+        for (err, status) in [
+            (
+                MemoryDeskError::Invalid("x".into()),
+                StatusCode::BAD_REQUEST,
+            ),
+            (
+                MemoryDeskError::TooLong {
+                    field: "title",
+                    max: 1,
+                },
+                StatusCode::PAYLOAD_TOO_LARGE,
+            ),
+            (
+                MemoryDeskError::NotFound(Missing::Note),
+                StatusCode::NOT_FOUND,
+            ),
+            (
+                MemoryDeskError::Refused("x".into()),
+                StatusCode::UNPROCESSABLE_ENTITY,
+            ),
+            (MemoryDeskError::Failed, StatusCode::INTERNAL_SERVER_ERROR),
+        ] {
+            assert_eq!(desk_error(err).status(), status);
+        }
     }
 }

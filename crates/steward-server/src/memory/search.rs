@@ -1,10 +1,11 @@
 //! `GET /api/v1/memory/search?q=&kind=&limit=`: hybrid recall over everything the owner's
 //! memory holds, each hit with its score, how well it matches (similarity and a label),
 //! source and provenance. Rows under the relevance floor are not listed (`Memory::recall`).
-//! Does not own ranking, the floor or the recall cap (`Memory::recall` caps at its recall_max).
+//! Does not own ranking, the floor, the recall cap or the query's limits (`MemoryDesk::recall`).
 
-use super::{OWNER, memory_error, memory_of};
+use super::{desk_error, memory_of};
 use crate::AppState;
+use crate::auth::Authenticated;
 use crate::body::parse_limit;
 use crate::error::ApiError;
 use axum::Json;
@@ -12,12 +13,10 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use steward_memory::{RecallHit, RecallOptions, Strength};
+use steward_core::memory_desk::RecallScope;
+use steward_memory::{RecallHit, Strength};
 use steward_protocol::MemoryKind;
-use steward_store::MemoryFilter;
 
-/// Longest query, in bytes.
-pub const MAX_QUERY_BYTES: usize = 1_000;
 const DEFAULT_LIMIT: usize = 10;
 const MAX_LIMIT: usize = 50;
 const VALID_KINDS: &str = "fact, note, learning, read_later, intention";
@@ -71,6 +70,7 @@ fn hit_json(hit: &RecallHit, model: Option<&str>) -> Value {
 
 pub(crate) async fn search(
     State(state): State<AppState>,
+    Authenticated(who): Authenticated,
     query: Result<Query<SearchQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Ok(Query(query)) = query else {
@@ -78,34 +78,16 @@ pub(crate) async fn search(
     };
     let memory = memory_of(&state)?;
     let q = query.q.unwrap_or_default();
-    if q.len() > MAX_QUERY_BYTES {
-        return Err(ApiError::too_large(format!(
-            "q is longer than {MAX_QUERY_BYTES} bytes"
-        )));
-    }
-    if q.trim().is_empty() {
-        return Err(ApiError::bad_request("q must not be empty"));
-    }
-    let opts = RecallOptions {
-        filter: MemoryFilter {
-            kinds: parse_kinds(query.kind.as_deref())?,
-            ..MemoryFilter::default()
-        },
+    let scope = RecallScope {
+        kinds: parse_kinds(query.kind.as_deref())?,
+        tags: Vec::new(),
         limit: parse_limit(query.limit.as_deref(), DEFAULT_LIMIT, MAX_LIMIT)?,
-        // The owner's own search: quarantined rows are shown (and marked by provenance).
+        // The person's own search: quarantined rows are shown (and marked by provenance).
         quarantine: steward_protocol::Quarantine::ShowAll,
-        ..RecallOptions::default()
     };
-    let hits = memory
-        .recall(OWNER, &q, &opts)
-        .await
-        .map_err(memory_error)?;
-    let model = memory.embedder_id();
-    let hits: Vec<Value> = hits
-        .iter()
-        .take(opts.limit)
-        .map(|h| hit_json(h, model))
-        .collect();
+    let recalled = memory.recall(&who, &q, scope).await.map_err(desk_error)?;
+    let model = recalled.model.as_deref();
+    let hits: Vec<Value> = recalled.hits.iter().map(|h| hit_json(h, model)).collect();
     Ok(Json(json!({"hits": hits})))
 }
 

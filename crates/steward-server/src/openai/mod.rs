@@ -13,6 +13,7 @@ mod stream;
 use request::{Chosen, Prepared, prepare};
 
 use crate::AppState;
+use crate::auth::Authenticated;
 use crate::body::fresh_conversation;
 use crate::error::{ApiError, Flavor, VANISHED_MESSAGE};
 use crate::trace::record_conversation;
@@ -67,11 +68,12 @@ pub(crate) async fn get_model(Path(id): Path<String>) -> Response {
 
 pub(crate) async fn chat_completions(
     State(state): State<AppState>,
+    Authenticated(principal): Authenticated,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     match prepare(&headers, body) {
-        Ok(prepared) => run(state, prepared).await,
+        Ok(prepared) => run(state, prepared, principal).await,
         Err(err) => err.flavor(Flavor::OpenAi).into_response(),
     }
 }
@@ -97,7 +99,7 @@ async fn conversation(state: &AppState, prepared: &Prepared) -> Result<Conversat
     }
 }
 
-async fn run(state: AppState, prepared: Prepared) -> Response {
+async fn run(state: AppState, prepared: Prepared, principal: Principal) -> Response {
     let conversation = match conversation(&state, &prepared).await {
         Ok(id) => id,
         Err(err) => return err.flavor(Flavor::OpenAi).into_response(),
@@ -105,7 +107,7 @@ async fn run(state: AppState, prepared: Prepared) -> Response {
     record_conversation(&conversation);
     let mut inbound = Inbound::new(
         conversation.clone(),
-        Principal::owner(),
+        principal,
         Surface::OpenAiApi,
         prepared.text,
     );

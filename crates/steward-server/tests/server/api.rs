@@ -41,7 +41,10 @@ async fn json_reply_carries_every_field() {
     );
     assert_eq!(seen[0].text, "what time is it?");
     assert_eq!(seen[0].surface, Surface::Http);
-    assert_eq!(seen[0].principal, Principal::owner());
+    assert_eq!(
+        seen[0].principal,
+        Principal::authenticated(crate::support::owner_id())
+    );
 }
 
 #[tokio::test]

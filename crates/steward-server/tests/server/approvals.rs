@@ -28,7 +28,7 @@ fn owner_call(id: &str, decision: Decision) -> ResolveCall {
     ResolveCall {
         id: id.into(),
         decision,
-        principal: Principal::owner(),
+        principal: Principal::authenticated(crate::support::owner_id()),
         surface: Surface::Http,
     }
 }

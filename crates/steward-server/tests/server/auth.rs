@@ -23,7 +23,7 @@ async fn health_answers_without_auth_or_model() {
 
 #[tokio::test]
 async fn health_shows_the_model_label() {
-    let mut cfg = ServerConfig::new(TOKEN);
+    let mut cfg = crate::support::config();
     cfg.model_label = Some("openai:gpt-test".into());
     let server = start_with(Fake::standard(), cfg).await;
     let body = json_of(client().get(server.url("/health")).send().await.unwrap()).await;
@@ -72,7 +72,7 @@ async fn every_api_route_refuses_bad_credentials_before_submitting() {
             follow_up: None,
         })
     });
-    let server = start_full(Fake::standard(), desk, ServerConfig::new(TOKEN)).await;
+    let server = start_full(Fake::standard(), desk, crate::support::config()).await;
     let body = json!({
         "text": "hi",
         "messages": [{"role": "user", "content": "hi"}],
@@ -126,7 +126,11 @@ async fn the_right_token_gets_through() {
 
 #[tokio::test]
 async fn empty_configured_token_refuses_everyone() {
-    let server = start_with(Fake::standard(), ServerConfig::new("")).await;
+    let server = start_with(
+        Fake::standard(),
+        ServerConfig::new("", crate::support::owner_id()),
+    )
+    .await;
     let resp = client()
         .get(server.url("/v1/models"))
         .header(AUTHORIZATION, "Bearer  ")
@@ -165,7 +169,7 @@ async fn unknown_route_is_json_404_and_wrong_method_is_405() {
 
 #[test]
 fn config_debug_hides_the_token() {
-    let cfg = ServerConfig::new("super-secret-token-value");
+    let cfg = ServerConfig::new("super-secret-token-value", crate::support::owner_id());
     let shown = format!("{cfg:?}");
     assert!(!shown.contains("super-secret"), "{shown}");
     assert!(shown.contains("max_body_bytes"));
@@ -173,7 +177,7 @@ fn config_debug_hides_the_token() {
 
 #[tokio::test]
 async fn auth_is_checked_before_the_body() {
-    let mut cfg = ServerConfig::new(TOKEN);
+    let mut cfg = crate::support::config();
     cfg.max_body_bytes = 64;
     let server = start_with(Fake::standard(), cfg).await;
     // Each of these would be 415, 400 or 413 if the body were looked at first.

@@ -4,7 +4,7 @@
 use crate::support::{Fake, TOKEN, client, start, start_with};
 use reqwest::Method;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, ORIGIN};
-use steward_server::{CorsOrigins, ServerConfig};
+use steward_server::CorsOrigins;
 
 const ALLOWED: &str = "https://chat.example.com";
 
@@ -40,7 +40,7 @@ async fn no_origin_is_allowed_by_default() {
 
 #[tokio::test]
 async fn a_configured_origin_may_call_and_others_may_not() {
-    let mut cfg = ServerConfig::new(TOKEN);
+    let mut cfg = crate::support::config();
     cfg.cors_origins = CorsOrigins::parse(&format!("{ALLOWED}, http://localhost:3000")).unwrap();
     let server = start_with(Fake::standard(), cfg).await;
 

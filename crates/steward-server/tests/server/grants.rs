@@ -27,7 +27,7 @@ async fn grants_can_be_created_listed_and_revoked() {
             conversation: ConversationId::parse("tg:42").unwrap(),
             tool: "send_email".into(),
             hours: 24,
-            principal: Principal::owner(),
+            principal: Principal::authenticated(crate::support::owner_id()),
         }]
     );
 

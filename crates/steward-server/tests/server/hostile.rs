@@ -3,7 +3,7 @@
 use crate::support::{Fake, TOKEN, json_of, start, start_with};
 use reqwest::header::AUTHORIZATION;
 use serde_json::json;
-use steward_server::{MAX_TEXT_BYTES, ServerConfig};
+use steward_server::MAX_TEXT_BYTES;
 
 const MESSAGES: &str = "/api/v1/messages";
 
@@ -58,7 +58,7 @@ fn padded_body(len: usize) -> String {
 
 #[tokio::test]
 async fn body_limit_is_exact_and_answers_json() {
-    let mut cfg = ServerConfig::new(TOKEN);
+    let mut cfg = crate::support::config();
     cfg.max_body_bytes = 4096;
     let server = start_with(Fake::standard(), cfg).await;
 

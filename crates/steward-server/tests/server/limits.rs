@@ -7,7 +7,7 @@ use crate::support::{Fake, TOKEN, client, final_event, start_limited, started};
 use serde_json::json;
 use std::net::SocketAddr;
 use std::time::Duration;
-use steward_server::{ConnLimits, ServerConfig};
+use steward_server::ConnLimits;
 use steward_testkit::raw_http::{
     closed_within, connect_from, finish_health, half_open, read_response,
 };
@@ -39,7 +39,7 @@ async fn a_connection_stalled_in_its_headers_is_closed_after_the_header_timeout(
     let srv = start_limited(
         Fake::standard(),
         FakeDesk::empty(),
-        ServerConfig::new(TOKEN),
+        crate::support::config(),
         cfg,
     )
     .await;
@@ -68,7 +68,7 @@ async fn an_idle_kept_alive_connection_is_closed_after_the_idle_timeout() {
     let srv = start_limited(
         Fake::standard(),
         FakeDesk::empty(),
-        ServerConfig::new(TOKEN),
+        crate::support::config(),
         cfg,
     )
     .await;
@@ -88,7 +88,7 @@ async fn the_per_address_cap_displaces_that_addresses_oldest_connections_only() 
     let srv = start_limited(
         Fake::standard(),
         FakeDesk::empty(),
-        ServerConfig::new(TOKEN),
+        crate::support::config(),
         limits(64, 4),
     )
     .await;
@@ -117,7 +117,7 @@ async fn a_flood_of_pre_auth_connections_never_displaces_the_owner() {
     let srv = start_limited(
         fake,
         FakeDesk::empty(),
-        ServerConfig::new(TOKEN),
+        crate::support::config(),
         limits(8, 8),
     )
     .await;

@@ -3,13 +3,12 @@
 //! hostile input (no token, malformed JSON, oversized bodies, bad keys and ids), plus 503
 //! when the binary runs without a memory.
 
-use crate::support::{Fake, TOKEN, client, json_of, start, start_with};
+use crate::support::{Fake, client, json_of, start, start_with};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use steward_memory::{Memory, MemoryConfig};
 use steward_protocol::{FactSource, Provenance};
-use steward_server::ServerConfig;
 use steward_store::{MemoryStore, NewFact, NewNote, SqliteStore};
 
 struct Mem {
@@ -24,9 +23,9 @@ async fn start_memory() -> Mem {
 async fn start_memory_with(max_body_bytes: usize) -> Mem {
     let store = Arc::new(SqliteStore::open_in_memory().unwrap());
     let memory = Arc::new(Memory::new(store.clone(), None, MemoryConfig::default()));
-    let mut cfg = ServerConfig::new(TOKEN);
+    let mut cfg = crate::support::config();
     cfg.max_body_bytes = max_body_bytes;
-    cfg.memory = Some(memory);
+    cfg.memory = Some(Arc::new(steward_core::MemoryService::new(memory)));
     Mem {
         server: start_with(Fake::standard(), cfg).await,
         store,

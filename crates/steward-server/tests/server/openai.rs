@@ -68,7 +68,10 @@ async fn non_streaming_reply_has_the_openai_shape() {
         "only the last message is the turn"
     );
     assert_eq!(seen[0].surface, Surface::OpenAiApi);
-    assert_eq!(seen[0].principal, Principal::owner());
+    assert_eq!(
+        seen[0].principal,
+        Principal::authenticated(crate::support::owner_id())
+    );
     assert_eq!(seen[0].conversation.as_str(), conv);
 }
 

@@ -11,6 +11,17 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 pub const TOKEN: &str = "test-token-0123456789";
+/// Whom `TOKEN` authenticates in these tests.
+pub const OWNER: &str = "owner";
+
+pub fn owner_id() -> steward_protocol::PrincipalId {
+    steward_protocol::PrincipalId::parse(OWNER).unwrap()
+}
+
+/// The server's configuration: `TOKEN` authenticates `OWNER`.
+pub fn config() -> ServerConfig {
+    ServerConfig::new(TOKEN, owner_id())
+}
 pub const TURN_ID: &str = "turn-7";
 
 type Script = Box<dyn Fn(&Inbound) -> Vec<TurnEvent> + Send + Sync>;
@@ -165,7 +176,7 @@ pub struct Server {
 }
 
 pub async fn start(fake: Arc<Fake>) -> Server {
-    start_full(fake, FakeDesk::empty(), ServerConfig::new(TOKEN)).await
+    start_full(fake, FakeDesk::empty(), crate::support::config()).await
 }
 
 pub async fn start_with(fake: Arc<Fake>, cfg: ServerConfig) -> Server {
@@ -174,7 +185,7 @@ pub async fn start_with(fake: Arc<Fake>, cfg: ServerConfig) -> Server {
 
 /// A server whose approval routes talk to `desk`.
 pub async fn start_desk(desk: Arc<FakeDesk>) -> Server {
-    start_full(Fake::standard(), desk, ServerConfig::new(TOKEN)).await
+    start_full(Fake::standard(), desk, crate::support::config()).await
 }
 
 pub async fn start_full(fake: Arc<Fake>, desk: Arc<FakeDesk>, cfg: ServerConfig) -> Server {

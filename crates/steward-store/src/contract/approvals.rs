@@ -5,7 +5,7 @@
 use super::{fresh_conversation, ok, refused};
 use crate::{ActionPatch, AuditEntry, CasGuard, Score, Store, Transition};
 use steward_protocol::{ActionKind, ActionStatus, ConversationId, Grant, PendingAction};
-use steward_protocol::{Principal, Surface};
+use steward_protocol::{PrincipalId, Surface};
 
 /// A realistic "now" (November 2023) for cases that do not care about the clock. The overdue
 /// case uses 1970 times below it, so other cases' pending actions never look overdue to it.
@@ -31,7 +31,7 @@ pub(crate) fn sample_action(conversation: &ConversationId) -> PendingAction {
         trace_id: fresh_id("trace"),
         conversation: conversation.clone(),
         surface: Surface::Cli,
-        principal: Principal::owner(),
+        principal: PrincipalId::parse("owner").unwrap(),
         created_at_ms: T0,
         expires_at_ms: T0 + TTL,
         status: ActionStatus::Pending,
@@ -92,7 +92,7 @@ pub async fn action_round_trip_every_field(store: &dyn Store) {
     plan.payload_hash = fake_hash(&plan.arguments);
     plan.preview = "1. Envoyer à «Zoë» 🦀\r\n2. 日本語 \u{200b}\u{202e}txt.exe \t\u{1b}[31m".into();
     plan.surface = Surface::Telegram;
-    plan.principal = Principal("tg:4242".into());
+    plan.principal = PrincipalId::parse("tg:4242").unwrap();
     plan.created_at_ms = T0 + 7;
     plan.expires_at_ms = T0 + 7 + 2 * TTL;
     plan.updated_at_ms = T0 + 9;
@@ -379,10 +379,6 @@ pub async fn approval_input_limits(store: &dyn Store) {
         ("NUL in tool", bad(&|a| a.tool = "send_\0email".into())),
         ("empty trace id", bad(&|a| a.trace_id.clear())),
         ("empty payload hash", bad(&|a| a.payload_hash.clear())),
-        (
-            "principal of 129 bytes",
-            bad(&|a| a.principal = Principal("p".repeat(129))),
-        ),
     ];
     for (step, action) in &attempts {
         let audit = audit_for(action, "created", T0);
@@ -466,7 +462,7 @@ pub async fn approval_input_limits(store: &dyn Store) {
         id: fresh_id("grant"),
         conversation: conversation.clone(),
         tool: String::new(),
-        principal: Principal::owner(),
+        principal: PrincipalId::parse("owner").unwrap(),
         created_at_ms: T0,
         expires_at_ms: T0 + TTL,
         revoked: false,

@@ -4,7 +4,7 @@
 use super::approvals::{T0, fresh_id};
 use super::{fresh_conversation, ok, refused};
 use crate::{Score, Store};
-use steward_protocol::{ConversationId, Grant, Principal};
+use steward_protocol::{ConversationId, Grant, PrincipalId};
 
 const HOUR: i64 = 60 * 60 * 1000;
 
@@ -13,7 +13,7 @@ fn grant(conversation: &ConversationId, tool: &str, created: i64, expires: i64) 
         id: fresh_id("grant"),
         conversation: conversation.clone(),
         tool: tool.into(),
-        principal: Principal::owner(),
+        principal: PrincipalId::parse("owner").unwrap(),
         created_at_ms: created,
         expires_at_ms: expires,
         revoked: false,

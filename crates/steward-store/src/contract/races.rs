@@ -6,7 +6,7 @@ use super::ok;
 use super::transitions::{applied, conflict, from, sample, step};
 use crate::{ActionPatch, AuditEntry, CasGuard, Store, Transition};
 use std::sync::Arc;
-use steward_protocol::{ActionStatus, Principal, Surface};
+use steward_protocol::{ActionStatus, PrincipalId, Surface};
 
 pub async fn audit_written_iff_applied(store: &dyn Store) {
     const CASE: &str = "audit_written_iff_applied";
@@ -27,7 +27,7 @@ pub async fn audit_written_iff_applied(store: &dyn Store) {
     );
     conflict(CASE, "from confirmed", wrong_from);
     let mut cancel = audit_for(&action, "cancel", T0 + 2);
-    cancel.principal = Principal("web:ann".into());
+    cancel.principal = PrincipalId::parse("web:ann").unwrap();
     cancel.surface = Surface::Web;
     cancel.detail = r#"{"reason":"changed my mind"}"#.into();
     let t = store
@@ -83,7 +83,7 @@ pub async fn concurrent_confirms_one_winner(store: Arc<dyn Store>) {
         .map(|i| {
             let (store, action) = (Arc::clone(&store), action.clone());
             let mut audit = audit_for(&action, "confirm", T0 + i);
-            audit.principal = Principal(format!("p{i}"));
+            audit.principal = PrincipalId::parse(&format!("p{i}")).unwrap();
             audit.surface = surfaces[i as usize % surfaces.len()];
             tokio::spawn(async move {
                 let guard = CasGuard {

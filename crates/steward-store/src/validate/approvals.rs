@@ -43,7 +43,7 @@ fn bounded(what: &str, text: &str, min: usize, max: usize) -> Result<(), StoreEr
     no_nul(what, text)
 }
 
-/// Trace and principal ids, payload hashes and request keys.
+/// Trace ids, payload hashes and request keys (principals are `PrincipalId`s: valid by type).
 pub(crate) fn id(what: &str, text: &str) -> Result<(), StoreError> {
     bounded(what, text, 1, MAX_ID_LEN)
 }
@@ -69,7 +69,6 @@ pub(crate) fn action(action: &PendingAction) -> Result<PendingAction, StoreError
     text("action arguments", &action.arguments)?;
     id("action payload hash", &action.payload_hash)?;
     id("action trace id", &action.trace_id)?;
-    id("action principal", &action.principal.0)?;
     Ok(PendingAction {
         preview: kept(&action.preview),
         outcome: action.outcome.as_deref().map(kept),
@@ -80,7 +79,6 @@ pub(crate) fn action(action: &PendingAction) -> Result<PendingAction, StoreError
 /// The entry as it is stored, or why it cannot be.
 pub(crate) fn audit(entry: &AuditEntry) -> Result<AuditEntry, StoreError> {
     action_id(&entry.action_id)?;
-    id("audit principal", &entry.principal.0)?;
     name("audit event", &entry.event)?;
     let entry = AuditEntry {
         detail: storable(&entry.detail).into_owned(),
@@ -135,14 +133,13 @@ pub(crate) fn score(score: &Score) -> Result<(), StoreError> {
 
 pub(crate) fn grant(grant: &Grant) -> Result<(), StoreError> {
     grant_id(&grant.id)?;
-    tool_name(&grant.tool)?;
-    id("grant principal", &grant.principal.0)
+    tool_name(&grant.tool)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use steward_protocol::{ActionKind, ActionStatus, ConversationId, Principal, Surface};
+    use steward_protocol::{ActionKind, ActionStatus, ConversationId, PrincipalId, Surface};
 
     fn sample() -> PendingAction {
         PendingAction {
@@ -155,7 +152,7 @@ mod tests {
             trace_id: "t1".into(),
             conversation: ConversationId::parse("c1").unwrap(),
             surface: Surface::Cli,
-            principal: Principal::owner(),
+            principal: PrincipalId::parse("owner").unwrap(),
             created_at_ms: 0,
             expires_at_ms: 1,
             status: ActionStatus::Pending,
@@ -170,7 +167,7 @@ mod tests {
         AuditEntry {
             action_id: "a1".into(),
             at_ms: 0,
-            principal: Principal::owner(),
+            principal: PrincipalId::parse("owner").unwrap(),
             surface: Surface::Http,
             event: "confirm".into(),
             detail: String::new(),

@@ -86,7 +86,7 @@ impl Tool for Remember {
         let write = self
             .0
             .memory
-            .remember(&ctx.principal.0, fact)
+            .remember(ctx.principal.as_str(), fact)
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         Ok(match write {
@@ -142,7 +142,7 @@ impl Tool for Forget {
         let gone = self
             .0
             .memory
-            .forget_fact(&ctx.principal.0, key.as_str())
+            .forget_fact(ctx.principal.as_str(), key.as_str())
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         if gone {
@@ -180,7 +180,7 @@ impl Forget {
         let fact = self
             .0
             .memory
-            .get_fact(&ctx.principal.0, key)
+            .get_fact(ctx.principal.as_str(), key)
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         Ok(fact.map(|f| (f.value, f.source)))

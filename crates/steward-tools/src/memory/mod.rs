@@ -23,6 +23,9 @@ use steward_store::StoreError;
 pub use facts::{Forget, Remember};
 pub use notes::{ReadLaterTool, SaveNote};
 pub use recall::{Recall, SearchNotes};
+/// The compact one-line-per-hit text of the recall tools, for other tools that recall (the
+/// MCP server's).
+pub use render::hits as render_hits;
 
 /// Longest fact value the model may store, in characters.
 pub const MAX_VALUE_CHARS: usize = 500;
@@ -70,9 +73,10 @@ pub(crate) fn check_key(key: &str) -> Result<FactKey, ToolError> {
 }
 
 /// The optional `tags` argument by the tag rule (`steward_protocol::Tag::normalise_all`):
-/// trimmed, lowercased, duplicates dropped, at most `MAX_TAGS`. Every tool that takes tags
-/// (the MCP server's `steward_list_notes` too) reads them here.
-pub fn tags_arg(args: &Value) -> Result<Vec<String>, ToolError> {
+/// trimmed, lowercased, duplicates dropped, at most `MAX_TAGS`. Every memory tool that takes
+/// tags reads them here (the MCP server's tools pass theirs to `steward_core::MemoryDesk`,
+/// which applies the same rule).
+pub(crate) fn tags_arg(args: &Value) -> Result<Vec<String>, ToolError> {
     let Some(raw) = args.get("tags") else {
         return Ok(Vec::new());
     };

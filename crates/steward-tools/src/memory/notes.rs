@@ -83,7 +83,7 @@ impl Tool for SaveNote {
         let note = self
             .0
             .memory
-            .save_note(&ctx.principal.0, note)
+            .save_note(ctx.principal.as_str(), note)
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         Ok(format!(
@@ -182,7 +182,7 @@ impl Tool for ReadLaterTool {
         let item = self
             .0
             .memory
-            .read_later(&ctx.principal.0, url, title, tags_arg(&args)?)
+            .read_later(ctx.principal.as_str(), url, title, tags_arg(&args)?)
             .await
             .map_err(|e| memory_error(self.name(), e))?;
         Ok(format!(

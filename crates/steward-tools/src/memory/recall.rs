@@ -52,7 +52,7 @@ async fn recall(
 ) -> Result<String, ToolError> {
     let hits = shared
         .memory
-        .recall(&ctx.principal.0, query, &opts)
+        .recall(ctx.principal.as_str(), query, &opts)
         .await
         .map_err(|e| memory_error(tool, e))?;
     // The memory caps too; this keeps the promise even if its configuration is generous.

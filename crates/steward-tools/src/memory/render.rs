@@ -11,7 +11,7 @@ const TITLE_CHARS: usize = 100;
 const ORIGIN_CHARS: usize = 80;
 
 /// `no matches` or `N matches` followed by one line per hit, best first.
-pub(crate) fn hits(hits: &[RecallHit]) -> String {
+pub fn hits(hits: &[RecallHit]) -> String {
     if hits.is_empty() {
         return "no matches".to_owned();
     }

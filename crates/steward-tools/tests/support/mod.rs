@@ -193,7 +193,9 @@ pub fn registry(cfg: SqlToolsConfig) -> ToolRegistry {
 pub fn ctx() -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test:1").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     )
 }

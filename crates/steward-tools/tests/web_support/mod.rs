@@ -235,7 +235,9 @@ pub fn registry(cfg: WebConfig, resolver: Arc<dyn Resolver>) -> ToolRegistry {
 pub fn ctx() -> ToolContext {
     ToolContext::new(
         ConversationId::parse("test:web").unwrap(),
-        steward_protocol::Principal::owner(),
+        steward_protocol::Principal::authenticated(
+            steward_protocol::PrincipalId::parse("owner").unwrap(),
+        ),
         None,
     )
 }

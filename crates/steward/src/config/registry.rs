@@ -105,6 +105,15 @@ pub(crate) static FIELDS: &[Field] = &[
         apply: |s, v| s.timezone = v.text(),
     },
     Field {
+        key: "owner",
+        env: Some("STEWARD_OWNER"),
+        default: Default::Text("owner"),
+        rule: Rule::PrincipalId,
+        secret: false,
+        help: "The owner's principal id: whom the API token, the terminal and `steward mcp serve` act for; memory, approvals and grants are kept under it (changing it hides what was kept under the old id)",
+        apply: |s, v| s.owner = v.text(),
+    },
+    Field {
         key: "log",
         env: Some("STEWARD_LOG"),
         default: Default::Text("info"),

@@ -88,6 +88,9 @@ pub(crate) enum Rule {
     OriginList,
     /// `none` | `searxng` | `brave` | `tavily`.
     SearchBackend,
+    /// A principal id by `steward_protocol::PrincipalId`'s rule, other than Steward's own
+    /// (`system`), which no surface may authenticate anyone as.
+    PrincipalId,
 }
 
 impl Rule {
@@ -128,6 +131,11 @@ impl Rule {
                  `https://chat.example.com, http://localhost:3000` (no path, no wildcard)"
                 .into(),
             Rule::SearchBackend => "one of \"none\", \"searxng\", \"brave\", \"tavily\"".into(),
+            Rule::PrincipalId => format!(
+                "{}, not `{}`",
+                steward_protocol::ValueKind::PrincipalId.rule(),
+                steward_protocol::PrincipalId::SYSTEM
+            ),
         }
     }
 
@@ -205,6 +213,10 @@ impl Rule {
             Rule::HostList => steward_tools::AllowList::parse(s).is_ok(),
             Rule::OriginList => steward_server::CorsOrigins::parse(s).is_ok(),
             Rule::SearchBackend => steward_tools::SearchBackend::parse(s).is_some(),
+            Rule::PrincipalId => {
+                steward_protocol::PrincipalId::parse(s).is_ok()
+                    && s != steward_protocol::PrincipalId::SYSTEM
+            }
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {
@@ -282,6 +294,15 @@ mod tests {
         assert!(is_provider_name("groq-2"));
         assert!(!is_provider_name("Groq"));
         assert!(!is_provider_name(&"a".repeat(33)));
+    }
+
+    #[test]
+    fn the_owner_is_a_principal_id_but_never_steward_itself() {
+        assert!(Rule::PrincipalId.parse_text("owner").is_ok());
+        assert!(Rule::PrincipalId.parse_text("tg:12345").is_ok());
+        for bad in ["", "ann smith", "system", &"p".repeat(129)] {
+            assert!(Rule::PrincipalId.parse_text(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub struct Settings {
     pub fallback_model: Option<String>,
     pub data_dir: PathBuf,
     pub timezone: String,
+    /// The owner's principal id (`owner`): whom the API token and the terminal act for.
+    pub owner: String,
     pub log: String,
     pub http_addr: SocketAddr,
     pub max_body_bytes: usize,
@@ -258,6 +260,7 @@ impl Settings {
             fallback_model: None,
             data_dir: PathBuf::new(),
             timezone: String::new(),
+            owner: String::new(),
             log: String::new(),
             http_addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             max_body_bytes: 0,
@@ -372,6 +375,7 @@ impl fmt::Debug for Settings {
             .field("fallback_model", &self.fallback_model)
             .field("data_dir", &self.data_dir)
             .field("timezone", &self.timezone)
+            .field("owner", &self.owner)
             .field("log", &self.log)
             .field("http_addr", &self.http_addr)
             .field("max_body_bytes", &self.max_body_bytes)

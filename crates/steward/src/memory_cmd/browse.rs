@@ -1,16 +1,18 @@
-//! The browsing subcommands: list, set, edit and delete facts and notes, and search.
-//! Does not own argument parsing (`memory_cmd`), the key and tag rules (`steward_protocol`'s
-//! `FactKey` and `Tag`) or any memory logic.
+//! The browsing subcommands: list, set, edit and delete facts and notes, and search, each
+//! one call of `steward_core::MemoryDesk` for the local user. Does not own argument parsing
+//! (`memory_cmd`), any check of keys, tags or texts (the desk) or any memory logic.
 
-use super::{FactCommand, NoteCommand, OWNER, Opened, failure, origin, snippet, terminal_safe};
-use anyhow::bail;
+use super::{FactCommand, NoteCommand, Opened, failure, origin, refused, snippet, terminal_safe};
 use std::process::ExitCode;
-use steward_memory::RecallOptions;
-use steward_protocol::{FactKey, MemoryKind, Provenance, Tag};
-use steward_store::{MemoryFilter, NewNote, NoteEdit};
+use steward_core::MemoryDesk;
+use steward_core::memory_desk::{NoteAuthor, NoteChange, NoteDraft, RecallScope};
+use steward_protocol::MemoryKind;
 
 pub(super) async fn facts(o: &Opened, limit: usize) -> anyhow::Result<ExitCode> {
-    let facts = o.memory.list_facts(OWNER, limit, 0).await?;
+    let facts = match o.desk.facts(&o.who, limit, 0).await {
+        Ok(facts) => facts,
+        Err(e) => return failure(e),
+    };
     if facts.is_empty() {
         eprintln!("no facts stored");
     }
@@ -30,32 +32,25 @@ pub(super) async fn facts(o: &Opened, limit: usize) -> anyhow::Result<ExitCode> 
 
 pub(super) async fn fact(o: &Opened, command: FactCommand) -> anyhow::Result<ExitCode> {
     match command {
-        FactCommand::Set { key, value } => {
-            let key = FactKey::parse(&key)?;
-            if value.trim().is_empty() {
-                bail!("the value is empty");
+        FactCommand::Set { key, value } => match o.desk.set_fact(&o.who, &key, &value).await {
+            Ok(fact) => {
+                println!(
+                    "set {} = {} (source {})",
+                    fact.key,
+                    terminal_safe(&fact.value),
+                    fact.source.as_str()
+                );
+                Ok(ExitCode::SUCCESS)
             }
-            let fact = o
-                .memory
-                .user_set_fact(OWNER, key.as_str(), value.trim())
-                .await?;
-            println!(
-                "set {} = {} (source {})",
-                fact.key,
-                terminal_safe(&fact.value),
-                fact.source.as_str()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        FactCommand::Delete { key } => {
-            let key = FactKey::parse(&key)?;
-            if o.memory.forget_fact(OWNER, key.as_str()).await? {
+            Err(e) => failure(e),
+        },
+        FactCommand::Delete { key } => match o.desk.forget_fact(&o.who, &key).await {
+            Ok(()) => {
                 println!("deleted {key}");
                 Ok(ExitCode::SUCCESS)
-            } else {
-                failure(format_args!("no fact is stored under {key}"))
             }
-        }
+            Err(e) => refused(e, |_| format!("no fact is stored under {key}")),
+        },
     }
 }
 
@@ -64,12 +59,11 @@ pub(super) async fn notes(
     tag: Option<String>,
     limit: usize,
 ) -> anyhow::Result<ExitCode> {
-    let filter = MemoryFilter {
-        kinds: vec![MemoryKind::Note],
-        tags: Tag::normalise_strings(tag)?,
-        ..MemoryFilter::default()
+    let tags: Vec<String> = tag.into_iter().collect();
+    let notes = match o.desk.notes(&o.who, &tags, limit).await {
+        Ok(notes) => notes,
+        Err(e) => return failure(e),
     };
-    let notes = o.memory.list_notes(OWNER, &filter, limit).await?;
     if notes.is_empty() {
         eprintln!("no notes");
     }
@@ -93,18 +87,19 @@ pub(super) async fn notes(
 pub(super) async fn note(o: &Opened, command: NoteCommand) -> anyhow::Result<ExitCode> {
     match command {
         NoteCommand::Add { title, body, tags } => {
-            if title.trim().is_empty() || body.trim().is_empty() {
-                bail!("a note needs a non-empty --title and body");
-            }
-            let note = NewNote {
-                title: title.trim().to_owned(),
+            let draft = NoteDraft {
+                title,
                 body,
-                tags: Tag::normalise_strings(tags)?,
-                provenance: Provenance::User { conversation: None },
+                tags,
+                author: NoteAuthor::Person,
             };
-            let note = o.memory.save_note(OWNER, note).await?;
-            println!("saved note {}", note.id);
-            Ok(ExitCode::SUCCESS)
+            match o.desk.save_note(&o.who, draft).await {
+                Ok(note) => {
+                    println!("saved note {}", note.id);
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => failure(e),
+            }
         }
         NoteCommand::Edit {
             id,
@@ -112,39 +107,27 @@ pub(super) async fn note(o: &Opened, command: NoteCommand) -> anyhow::Result<Exi
             body,
             tags,
         } => {
-            if title.is_none() && body.is_none() && tags.is_empty() {
-                bail!("nothing to change: give --title, --body or --tag");
-            }
-            if title.as_deref().is_some_and(|t| t.trim().is_empty())
-                || body.as_deref().is_some_and(|b| b.trim().is_empty())
-            {
-                bail!("--title and --body must not be empty");
-            }
-            let edit = NoteEdit {
-                title: title.map(|t| t.trim().to_owned()),
+            let change = NoteChange {
+                title,
                 body,
-                tags: if tags.is_empty() {
-                    None
-                } else {
-                    Some(Tag::normalise_strings(tags)?)
-                },
+                // No --tag leaves the tags alone (clap gives an empty list either way).
+                tags: (!tags.is_empty()).then_some(tags),
             };
-            match o.memory.edit_note(id, edit).await? {
-                Some(n) => {
+            match o.desk.edit_note(&o.who, id, change).await {
+                Ok(n) => {
                     println!("updated note {}", n.id);
                     Ok(ExitCode::SUCCESS)
                 }
-                None => failure(format_args!("no note {id}")),
+                Err(e) => refused(e, |_| format!("no note {id}")),
             }
         }
-        NoteCommand::Delete { id } => {
-            if o.memory.delete_note(id).await? {
+        NoteCommand::Delete { id } => match o.desk.delete_note(&o.who, id).await {
+            Ok(()) => {
                 println!("deleted note {id}");
                 Ok(ExitCode::SUCCESS)
-            } else {
-                failure(format_args!("no note {id}"))
             }
-        }
+            Err(e) => refused(e, |_| format!("no note {id}")),
+        },
     }
 }
 
@@ -154,25 +137,22 @@ pub(super) async fn search(
     kinds: Vec<MemoryKind>,
     limit: usize,
 ) -> anyhow::Result<ExitCode> {
-    if query.trim().is_empty() {
-        bail!("the query is empty");
-    }
-    let opts = RecallOptions {
-        filter: MemoryFilter {
-            kinds,
-            ..MemoryFilter::default()
-        },
+    let scope = RecallScope {
+        kinds,
+        tags: Vec::new(),
         limit,
-        // The owner's own search: quarantined rows are shown (and marked by provenance).
+        // The person's own search: quarantined rows are shown (and marked by provenance).
         quarantine: steward_protocol::Quarantine::ShowAll,
-        ..RecallOptions::default()
     };
-    let hits = o.memory.recall(OWNER, query, &opts).await?;
-    if hits.is_empty() {
+    let recalled = match o.desk.recall(&o.who, query, scope).await {
+        Ok(recalled) => recalled,
+        Err(e) => return failure(e),
+    };
+    if recalled.hits.is_empty() {
         eprintln!("no matches");
     }
-    let model = o.memory.embedder_id();
-    for hit in hits {
+    let model = recalled.model.as_deref();
+    for hit in recalled.hits {
         let item = &hit.item;
         let source = item
             .source

@@ -2,7 +2,7 @@
 //! and the embedding backfill. Does not own argument parsing (`memory_cmd`) or the logic they
 //! run (`steward_memory`).
 
-use super::{OWNER, Opened, failure, now_ms, snippet, terminal_safe};
+use super::{Opened, failure, now_ms, snippet, terminal_safe};
 use crate::config::{Settings, provider_configs};
 use crate::words::count;
 use anyhow::bail;
@@ -42,7 +42,10 @@ pub(super) async fn reflect(
     let model = ModelRef::parse(model)?;
     models.check(&model)?;
     let since_ms = now_ms() - i64::from(since_hours) * 60 * 60 * 1000;
-    let r = o.memory.reflect(&models, &model, OWNER, since_ms).await?;
+    let r = o
+        .memory
+        .reflect(&models, &model, o.who.as_str(), since_ms)
+        .await?;
     if r.messages == 0 {
         println!(
             "nothing to reflect on since {} ago",
@@ -89,7 +92,7 @@ pub(super) async fn retention(
         bail!("nothing to sweep: give --expired and/or --prefix P --unseen-days D");
     }
     let plan = RetentionPlan {
-        user: OWNER.to_owned(),
+        user: o.who.as_str().to_owned(),
         expired_facts: expired,
         prefixes: prefixes
             .into_iter()

@@ -249,7 +249,7 @@ pub async fn measure(index: bool, mcp_tools: usize) -> Measurement {
     });
     let mut rx = steward.submit(Inbound::new(
         ConversationId::parse("bench").expect("id"),
-        Principal::owner(),
+        Principal::authenticated(steward_protocol::PrincipalId::parse("owner").unwrap()),
         Surface::Cli,
         "hello",
     ));

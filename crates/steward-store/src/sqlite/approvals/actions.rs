@@ -7,7 +7,7 @@ use crate::codec::{kind_str, parse_kind, parse_status, parse_surface, status_str
 use crate::sqlite::decode_err;
 use crate::{ActionPatch, AuditEntry, StoreError, Transition};
 use rusqlite::{Connection, Row, TransactionBehavior, params};
-use steward_protocol::{ActionStatus, ConversationId, PendingAction, Principal};
+use steward_protocol::{ActionStatus, ConversationId, PendingAction, PrincipalId};
 
 /// The column list every read uses, in the order `action_from_row` expects. A macro so it can be
 /// spliced into `concat!`-built constant SQL.
@@ -98,7 +98,7 @@ fn action_from_row(row: &Row<'_>) -> Result<PendingAction, StoreError> {
         trace_id: get_text(6)?,
         conversation,
         surface,
-        principal: Principal(get_text(9)?),
+        principal: PrincipalId::parse(&get_text(9)?).map_err(|_| corrupt("principal id"))?,
         created_at_ms: get_int(10)?,
         expires_at_ms: get_int(11)?,
         status,
@@ -134,7 +134,7 @@ pub(super) fn insert(
         action.trace_id,
         action.conversation.as_str(),
         surface_str(action.surface),
-        action.principal.0,
+        action.principal.as_str(),
         action.created_at_ms,
         action.expires_at_ms,
         status_str(action.status),

@@ -8,7 +8,7 @@ use crate::codec::{parse_surface, surface_str};
 use crate::sqlite::decode_err;
 use crate::{AuditEntry, AuditRecord, Score, StoreError};
 use rusqlite::{Connection, Row, params};
-use steward_protocol::{ConversationId, Principal};
+use steward_protocol::{ConversationId, PrincipalId};
 
 const INSERT_AUDIT: &str = "INSERT INTO action_audit \
      (action_id, at_ms, principal, surface, event, detail, trace_id) \
@@ -31,7 +31,7 @@ pub(super) fn insert_audit(conn: &Connection, entry: &AuditEntry) -> Result<(), 
     conn.prepare_cached(INSERT_AUDIT)?.execute(params![
         entry.action_id,
         entry.at_ms,
-        entry.principal.0,
+        entry.principal.as_str(),
         surface_str(entry.surface),
         entry.event,
         entry.detail,
@@ -46,7 +46,8 @@ fn audit_from_row(row: &Row<'_>) -> Result<AuditEntry, StoreError> {
     Ok(AuditEntry {
         action_id: row.get(0).map_err(|e| decode_err(what, e))?,
         at_ms: row.get(1).map_err(|e| decode_err(what, e))?,
-        principal: Principal(row.get(2).map_err(|e| decode_err(what, e))?),
+        principal: PrincipalId::parse(&row.get::<_, String>(2).map_err(|e| decode_err(what, e))?)
+            .map_err(|_| StoreError::Corrupt(format!("{what}: invalid principal id")))?,
         surface: parse_surface(&surface)
             .ok_or_else(|| StoreError::Corrupt(format!("{what}: invalid surface")))?,
         event: row.get(4).map_err(|e| decode_err(what, e))?,

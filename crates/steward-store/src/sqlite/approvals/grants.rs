@@ -4,7 +4,7 @@
 use crate::StoreError;
 use crate::sqlite::decode_err;
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use steward_protocol::{ConversationId, Grant, Principal};
+use steward_protocol::{ConversationId, Grant, PrincipalId};
 
 const INSERT: &str = "INSERT INTO grants \
      (id, conversation_id, tool, principal, created_at_ms, expires_at_ms, revoked) \
@@ -26,7 +26,11 @@ fn grant_from_row(row: &Row<'_>) -> Result<Grant, StoreError> {
         conversation: ConversationId::parse(&conversation)
             .map_err(|_| corrupt("conversation id"))?,
         tool: row.get(2).map_err(|e| decode_err(&what(), e))?,
-        principal: Principal(row.get(3).map_err(|e| decode_err(&what(), e))?),
+        principal: PrincipalId::parse(
+            &row.get::<_, String>(3)
+                .map_err(|e| decode_err(&what(), e))?,
+        )
+        .map_err(|_| corrupt("principal id"))?,
         created_at_ms: row.get(4).map_err(|e| decode_err(&what(), e))?,
         expires_at_ms: row.get(5).map_err(|e| decode_err(&what(), e))?,
         revoked,
@@ -39,7 +43,7 @@ pub(super) fn insert(conn: &Connection, grant: &Grant) -> Result<(), StoreError>
         grant.id,
         grant.conversation.as_str(),
         grant.tool,
-        grant.principal.0,
+        grant.principal.as_str(),
         grant.created_at_ms,
         grant.expires_at_ms,
         grant.revoked,
