@@ -4,7 +4,7 @@
 //! the new card when the action's effect had changed).
 
 use crate::approvals::card::render_card;
-use crate::approvals::{Resolved, now_ms, store_err};
+use crate::approvals::{Resolved, store_err};
 use crate::port::{ApprovalDesk, ApprovalError, Resolution, TurnStream};
 use crate::steward::Steward;
 use crate::turn::TurnKind;
@@ -247,7 +247,7 @@ impl ApprovalDesk for Steward {
             }
             Some(_) => {}
         }
-        let now = now_ms();
+        let now = self.inner.approvals.now_ms();
         let grant = Grant {
             id: uuid::Uuid::new_v4().to_string(),
             conversation,
@@ -268,7 +268,7 @@ impl ApprovalDesk for Steward {
     async fn grants(&self) -> Result<Vec<Grant>, ApprovalError> {
         self.inner
             .store
-            .list_grants(true, now_ms())
+            .list_grants(true, self.inner.approvals.now_ms())
             .await
             .map_err(store_err)
     }

@@ -20,7 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use steward_llm::{LlmError, ModelRef, Models};
-use steward_protocol::{ConversationId, FailureKind, Inbound, RequestKey, Surface, TurnEvent};
+use steward_protocol::{
+    Clock, ConversationId, FailureKind, Inbound, RequestKey, Surface, TurnEvent,
+};
 use steward_store::Store;
 use steward_tools::ToolRegistry;
 use tokio::sync::mpsc;
@@ -44,6 +46,9 @@ pub struct StewardDeps {
     /// Secret values from the configuration (API keys, tokens, MCP credentials): an
     /// outbound call that carries one asks first (see `taint`).
     pub secrets: Vec<String>,
+    /// "Now" for every time the assistant reads: approval expiry and grants, audit entries,
+    /// request records, the `<context>` block, stored timestamps.
+    pub clock: Arc<dyn Clock>,
 }
 
 struct Job {
@@ -54,6 +59,7 @@ struct Job {
 
 pub(crate) struct Inner {
     pub(crate) store: Arc<dyn Store>,
+    pub(crate) clock: Arc<dyn Clock>,
     pub(crate) models: Arc<Models>,
     pub(crate) tools: Arc<ToolRegistry>,
     pub(crate) settings: AgentSettings,
@@ -90,6 +96,7 @@ impl Steward {
             tools: deps.tools.clone(),
             settings: deps.approvals,
             timezone: deps.settings.timezone.clone(),
+            clock: deps.clock.clone(),
         };
         let private = PrivateValues {
             memory: deps.memory.as_ref().map(|w| w.memory.clone()),
@@ -102,6 +109,7 @@ impl Steward {
                 feed: Arc::new(Feed::new()),
                 deliverers: RwLock::new(HashMap::new()),
                 store: deps.store,
+                clock: deps.clock,
                 models: deps.models,
                 tools: deps.tools,
                 settings: deps.settings,
@@ -221,14 +229,11 @@ impl Steward {
 
 impl Inner {
     pub(crate) fn now_unix(&self) -> i64 {
-        self.now_ms() / 1000
+        self.clock.now_secs()
     }
 
     pub(crate) fn now_ms(&self) -> i64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0)
+        self.clock.now_ms()
     }
 }
 

@@ -107,7 +107,8 @@ async fn embedder_failure_keeps_the_row_and_backfill_adds_the_vector() {
 
 #[tokio::test]
 async fn no_embedder_means_full_text_recall_and_no_backfill() {
-    let store: Arc<dyn Store> = Arc::new(steward_store::SqliteStore::open_in_memory().unwrap());
+    let store: Arc<dyn Store> =
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let mem = Memory::new(store, None, MemoryConfig::default());
     assert_eq!(mem.embedder_id(), None);
     mem.save_note(USER, note("Bike", "new chain for the bike", &[]))
@@ -251,7 +252,7 @@ async fn context_block_has_facts_notes_read_later_and_learnings_within_budget() 
     assert!(steward_memory::context::estimate_tokens(&block) <= 45);
 
     let empty = Memory::new(
-        Arc::new(steward_store::SqliteStore::open_in_memory().unwrap()),
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap(),
         None,
         MemoryConfig::default(),
     );

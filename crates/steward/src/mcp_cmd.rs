@@ -15,7 +15,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use steward_mcp::{McpManager, ProbeReport, ServerSpec, StewardServer, effect_name, probe};
-use steward_store::SqliteStore;
 
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
@@ -198,8 +197,9 @@ async fn serve(settings: &Settings) -> anyhow::Result<ExitCode> {
             settings.data_dir.display()
         )
     })?;
-    let store = Arc::new(SqliteStore::open(&app::database_path(settings))?);
-    let memory = memory_wiring::build_memory(settings, store.clone())?;
+    let clock = app::clock();
+    let store = app::open_store(settings, clock.clone())?;
+    let memory = memory_wiring::build_memory(settings, store.clone(), clock)?;
     // The stdio transport: the local user who started it, the owner.
     let server = StewardServer::new(memory, store, steward_protocol::Principal::owner())?;
     tracing::info!("serving Steward's memory over MCP on stdio");

@@ -17,7 +17,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use steward_memory::Memory;
 use steward_protocol::{MemoryKind, Provenance};
-use steward_store::SqliteStore;
 
 /// The only principal there is for now.
 const OWNER: &str = "owner";
@@ -191,16 +190,10 @@ fn open(settings: &Settings) -> anyhow::Result<Opened> {
             settings.data_dir.display()
         )
     })?;
-    let store = Arc::new(SqliteStore::open(&app::database_path(settings))?);
-    let memory = memory_wiring::build_memory(settings, store)?;
+    let clock = app::clock();
+    let store = app::open_store(settings, clock.clone())?;
+    let memory = memory_wiring::build_memory(settings, store, clock)?;
     Ok(Opened { memory })
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Stored text for a terminal: control characters (escape sequences, line breaks) are

@@ -19,5 +19,5 @@ pub(crate) use gate::CallPlan;
 pub(crate) use gate::{Containment, GateOutcome, gate_calls};
 pub use payload::payload_hash;
 pub use policy::{ApprovalSettings, PolicyDecision, decide};
-pub(crate) use resolve::{Approvals, Resolved, now_ms, store_err};
+pub(crate) use resolve::{Approvals, Resolved, store_err};
 pub use run::{EFFECT_CHANGED, FAILPOINT_ENV, INTERRUPTED};

@@ -7,7 +7,7 @@
 //! and the recovery of interrupted actions) stays in `resolve.rs`, which calls these helpers.
 
 use super::payload::{canonical, payload_hash};
-use super::resolve::{Approvals, now_ms};
+use super::resolve::Approvals;
 use crate::port::ApprovalError;
 use steward_protocol::{ActionKind, ActionStatus, PendingAction};
 use steward_tools::{ApprovedRun, ToolContext};
@@ -141,7 +141,7 @@ impl Approvals {
             .get(&old.tool)
             .and_then(|t| t.approval_ttl())
             .unwrap_or(self.settings.default_ttl);
-        let now = now_ms();
+        let now = self.now_ms();
         PendingAction {
             id: uuid::Uuid::new_v4().to_string(),
             preview,
