@@ -2,7 +2,11 @@
 //! lower layers, the test kit never ships in production code, and every workspace crate
 //! has a place in the table (a new crate must be placed on purpose); only the resolve path
 //! changes an action's status; and each value rule (fact keys, tags, tool names, ids) lives
-//! only in `steward_protocol`.
+//! only in `steward_protocol`. The ports' rules (the clock, the store constructor, the test-only
+//! failpoints) are in `architecture/ports.rs`.
+
+#[path = "architecture/ports.rs"]
+mod ports;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
