@@ -317,3 +317,40 @@ async fn the_model_is_told_the_time_of_the_injected_clock() {
     assert_eq!(summary.created_at_ms, 1_784_023_200_000);
     assert_eq!(summary.updated_at_ms, 1_784_023_200_000 + 12_300_000);
 }
+
+#[tokio::test]
+async fn an_idempotency_key_replays_for_a_day_by_the_clock_then_runs_anew() {
+    use std::time::Duration;
+    use steward_protocol::ManualClock;
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::text("Booked.")));
+    let clock = ManualClock::starting_now();
+    let h = harness_clocked(
+        fake_models(&fake),
+        AgentSettings::default(),
+        Some("openai:gpt-test"),
+        steward_tools::builtin_registry(),
+        steward_core::approvals::ApprovalSettings::default(),
+        clock.clone(),
+    );
+    let keyed = || {
+        let mut msg = inbound("keyed", "book the table");
+        msg.request = Some(steward_core::idempotency_key("client-key-1"));
+        msg
+    };
+    assert_eq!(final_text(&collect(&h.steward, keyed()).await), "Booked.");
+
+    // A day later, to the millisecond, the same key is still the same request: replayed.
+    clock.advance(Duration::from_secs(24 * 3600));
+    assert_eq!(final_text(&collect(&h.steward, keyed()).await), "Booked.");
+    assert_eq!(fake.request_count(), 1, "a replay calls no model");
+
+    // Past the day it is a new request.
+    clock.advance(Duration::from_millis(1));
+    fake.push(Step::Reply(Reply::text("Booked again.")));
+    assert_eq!(
+        final_text(&collect(&h.steward, keyed()).await),
+        "Booked again."
+    );
+    assert_eq!(fake.request_count(), 2);
+}

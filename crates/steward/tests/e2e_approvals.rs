@@ -13,7 +13,7 @@ use support::*;
 /// pass or fail for the wrong reason, so they refuse to run and say why.
 fn require_failpoints() {
     assert!(
-        steward_core::approvals::FAILPOINTS,
+        steward_core::approvals::failpoints_built_in(),
         "this steward binary has no failpoints: build the tests with steward-core's feature          `failpoints` (steward's dev-dependency turns it on for `cargo test`; scripts/test runs it)"
     );
 }

@@ -17,11 +17,13 @@ use steward_tools::{ApprovedRun, ToolContext};
 /// right after an action is confirmed and before it is marked running; with `while_running`
 /// it aborts after the tool has run and before its result is recorded (the action is left
 /// `running`, its effect done). The crash-safety tests kill Steward at exactly those moments.
-/// Only a build with the feature `failpoints` reads it (see `FAILPOINTS`).
+/// Only a build with the feature `failpoints` reads it (see `failpoints_built_in`).
 pub const FAILPOINT_ENV: &str = "STEWARD_TEST_FAILPOINT";
 
 /// Whether this build carries the failpoints (feature `failpoints`: test builds only).
-pub const FAILPOINTS: bool = cfg!(feature = "failpoints");
+pub fn failpoints_built_in() -> bool {
+    cfg!(feature = "failpoints")
+}
 
 /// Outcome text stored on an action a restart interrupted (left `confirmed` or `running`).
 /// Never "it was not run": once confirmed, nobody can be sure the effect did not happen.

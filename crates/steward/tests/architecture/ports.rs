@@ -65,10 +65,11 @@ fn ships(rel: &str) -> bool {
     let Some((krate, path)) = rel.split_once("/src/") else {
         return false;
     };
-    krate != "steward-testkit"
-        && !(krate == "steward-store" && path.starts_with("contract/"))
-        && !path.ends_with("tests.rs")
-        && !path.contains("/tests/")
+    let test_only = krate == "steward-testkit"
+        || (krate == "steward-store" && path.starts_with("contract/"))
+        || path.ends_with("tests.rs")
+        || path.contains("/tests/");
+    !test_only
 }
 
 fn clock_reads_in(rel: &str, text: &str) -> Vec<String> {
