@@ -10,7 +10,7 @@ use std::time::Duration;
 use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, ApprovalDesk, ApprovalError, Resolution};
 use steward_protocol::{
-    ActionStatus, Decision, Effect, Principal, PrincipalId, Surface, TurnEvent,
+    ActionStatus, Clock, Decision, Effect, ManualClock, Principal, PrincipalId, Surface, TurnEvent,
 };
 use steward_testkit::{FakeModel, Reply, Step};
 use steward_tools::ToolRegistry;
@@ -267,19 +267,50 @@ async fn confirm_racing_cancel_gives_one_decision() {
     }
 }
 
+/// A harness whose store and assistant read `clock`.
+fn setup_clocked(
+    fake: &FakeModel,
+    tool: &Recorder,
+    approvals: ApprovalSettings,
+    clock: &Arc<ManualClock>,
+) -> Harness {
+    harness_clocked(
+        fake_models(fake),
+        AgentSettings::default(),
+        Some("openai:gpt-test"),
+        registry_with(tool),
+        approvals,
+        clock.clone(),
+    )
+}
+
 #[tokio::test]
 async fn confirm_after_expiry_runs_nothing_and_the_sweep_expires_unseen_cards() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
-    let short = ApprovalSettings {
-        default_ttl: Duration::from_millis(100),
+    let ttl = Duration::from_secs(30 * 60);
+    let settings = ApprovalSettings {
+        default_ttl: ttl,
         ..ApprovalSettings::default()
     };
-    let h = setup(&fake, &tool, short);
+    let clock = ManualClock::starting_now();
+    let h = setup_clocked(&fake, &tool, settings, &clock);
     let late = park_one(&fake, &h, "e1", "late@example.com").await;
     let unseen = park_one(&fake, &h, "e2", "unseen@example.com").await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let action = h.steward.get(&late).await.unwrap().unwrap();
+    assert_eq!(action.created_at_ms, clock.now_ms());
+    assert_eq!(action.expires_at_ms, clock.now_ms() + 30 * 60 * 1000);
 
+    // A millisecond before its expiry a card is not overdue.
+    clock.advance(ttl - Duration::from_millis(1));
+    assert_eq!(h.steward.expire_overdue().await.unwrap(), 0);
+    assert_eq!(
+        h.steward.get(&late).await.unwrap().unwrap().status,
+        ActionStatus::Pending
+    );
+
+    // At its expiry it is: a late confirm expires it instead of running it.
+    clock.advance(Duration::from_millis(1));
     let res = h
         .steward
         .resolve(
@@ -296,11 +327,22 @@ async fn confirm_after_expiry_runs_nothing_and_the_sweep_expires_unseen_cards() 
     assert_eq!(action.status, ActionStatus::Expired);
     assert_eq!(tool.count(), 0);
 
-    assert_eq!(h.steward.expire_overdue().await.unwrap(), 1);
-    assert_eq!(
-        h.steward.get(&unseen).await.unwrap().unwrap().status,
-        ActionStatus::Expired
-    );
+    // The sweep, running on its own, expires the card nobody looked at.
+    h.steward
+        .start_approvals(Duration::from_millis(20))
+        .await
+        .unwrap();
+    let expired = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let status = h.steward.get(&unseen).await.unwrap().unwrap().status;
+            if status == ActionStatus::Expired {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(expired.is_ok(), "the sweep did not expire the overdue card");
     let res = h
         .steward
         .resolve(
@@ -313,6 +355,63 @@ async fn confirm_after_expiry_runs_nothing_and_the_sweep_expires_unseen_cards() 
         .unwrap();
     assert!(matches!(res, Resolution::Conflict { .. }));
     assert_eq!(tool.count(), 0);
+}
+
+#[tokio::test]
+async fn a_card_confirmed_just_before_its_expiry_runs() {
+    let fake = FakeModel::start().await.unwrap();
+    let tool = Recorder::new("send_email", Effect::External);
+    let ttl = Duration::from_secs(60);
+    let settings = ApprovalSettings {
+        default_ttl: ttl,
+        ..ApprovalSettings::default()
+    };
+    let clock = ManualClock::starting_now();
+    let h = setup_clocked(&fake, &tool, settings, &clock);
+    let id = park_one(&fake, &h, "e3", "bob@example.com").await;
+    clock.advance(ttl - Duration::from_millis(1));
+    fake.push(Step::Reply(Reply::text("sent")));
+    let (res, _) = resolve_and_finish(
+        &h.steward,
+        &id,
+        Decision::Confirm { revision: 0 },
+        Surface::Http,
+    )
+    .await;
+    assert!(matches!(res, Resolution::Applied { .. }), "{res:?}");
+    assert_eq!(tool.count(), 1);
+}
+
+#[tokio::test]
+async fn a_grant_lets_calls_run_until_the_clock_passes_its_end() {
+    let fake = FakeModel::start().await.unwrap();
+    let tool = Recorder::new("send_email", Effect::External);
+    let clock = ManualClock::starting_now();
+    let h = setup_clocked(&fake, &tool, ApprovalSettings::default(), &clock);
+    let conv = steward_protocol::ConversationId::parse("g3").unwrap();
+    let grant = h
+        .steward
+        .grant(conv, "send_email".into(), 2, owner())
+        .await
+        .unwrap();
+    assert_eq!(grant.expires_at_ms, clock.now_ms() + 2 * 3_600_000);
+
+    clock.advance(Duration::from_secs(2 * 3600) - Duration::from_millis(1));
+    fake.push(Step::Reply(Reply::tool_call(
+        "send_email",
+        r#"{"to":"a@example.com"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("sent")));
+    let events = collect(&h.steward, inbound("g3", "send")).await;
+    assert!(cards(&events).is_empty(), "{events:?}");
+    assert_eq!(tool.count(), 1, "the grant still held");
+
+    clock.advance(Duration::from_millis(1));
+    park_one(&fake, &h, "g3", "b@example.com").await;
+    assert_eq!(tool.count(), 1, "an expired grant no longer skips the card");
+    let listed = h.steward.grants().await.unwrap();
+    let shown = listed.iter().find(|g| g.id == grant.id).unwrap();
+    assert!(shown.expires_at_ms <= clock.now_ms() && !shown.revoked);
 }
 
 #[tokio::test]

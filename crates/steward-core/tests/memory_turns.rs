@@ -134,7 +134,7 @@ async fn a_memory_tool_writes_under_the_principal_of_the_turn_that_called_it() {
     use steward_core::{AgentSettings, ModelBinding, Steward, StewardDeps};
     use steward_protocol::{ConversationId, Inbound, Principal, PrincipalId, Surface};
     let fake = FakeModel::start().await.unwrap();
-    let store = Arc::new(steward_store::SqliteStore::open_in_memory().unwrap());
+    let store = steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let memory = Arc::new(steward_memory::Memory::new(
         store.clone(),
         None,
@@ -156,6 +156,7 @@ async fn a_memory_tool_writes_under_the_principal_of_the_turn_that_called_it() {
         approvals: ApprovalSettings::default(),
         memory: None,
         secrets: Vec::new(),
+        clock: steward_protocol::SystemClock::shared(),
     });
     fake.push(Step::Reply(Reply::tool_call(
         "remember",

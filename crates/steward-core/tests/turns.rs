@@ -269,3 +269,88 @@ async fn a_nul_byte_in_the_message_does_not_fail_the_turn() {
     let stored = h.store.recent_messages(&conv, 10).await.unwrap();
     assert_eq!(stored[0].content, "a\u{FFFD}b");
 }
+
+#[tokio::test]
+async fn the_model_is_told_the_time_of_the_injected_clock() {
+    use steward_protocol::ManualClock;
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::text("It is Tuesday morning.")));
+    fake.push(Step::Reply(Reply::text("Still Tuesday.")));
+    let clock = ManualClock::at_ms(1_784_023_200_000); // 2026-07-14 10:00 UTC, a Tuesday
+    let h = harness_clocked(
+        fake_models(&fake),
+        AgentSettings::default(),
+        Some("openai:gpt-test"),
+        steward_tools::builtin_registry(),
+        steward_core::approvals::ApprovalSettings::default(),
+        clock.clone(),
+    );
+    collect(&h.steward, inbound("clocked", "what day is it?")).await;
+    clock.advance(std::time::Duration::from_secs(3 * 3600 + 25 * 60));
+    collect(&h.steward, inbound("clocked", "and now?")).await;
+
+    let reqs = fake.requests();
+    let last_text = |i: usize| {
+        let messages = messages_of(&reqs[i].body);
+        messages.last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        last_text(0).contains("current time: 2026-07-14 10:00 UTC, Tuesday"),
+        "{}",
+        last_text(0)
+    );
+    assert!(
+        last_text(1).contains("current time: 2026-07-14 13:25 UTC, Tuesday"),
+        "{}",
+        last_text(1)
+    );
+    // The store stamps the conversation from the same clock.
+    let summary = h
+        .store
+        .conversation(&steward_protocol::ConversationId::parse("clocked").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(summary.created_at_ms, 1_784_023_200_000);
+    assert_eq!(summary.updated_at_ms, 1_784_023_200_000 + 12_300_000);
+}
+
+#[tokio::test]
+async fn an_idempotency_key_replays_for_a_day_by_the_clock_then_runs_anew() {
+    use std::time::Duration;
+    use steward_protocol::ManualClock;
+    let fake = FakeModel::start().await.unwrap();
+    fake.push(Step::Reply(Reply::text("Booked.")));
+    let clock = ManualClock::starting_now();
+    let h = harness_clocked(
+        fake_models(&fake),
+        AgentSettings::default(),
+        Some("openai:gpt-test"),
+        steward_tools::builtin_registry(),
+        steward_core::approvals::ApprovalSettings::default(),
+        clock.clone(),
+    );
+    let keyed = || {
+        let mut msg = inbound("keyed", "book the table");
+        msg.request = Some(steward_core::idempotency_key("client-key-1"));
+        msg
+    };
+    assert_eq!(final_text(&collect(&h.steward, keyed()).await), "Booked.");
+
+    // A day later, to the millisecond, the same key is still the same request: replayed.
+    clock.advance(Duration::from_secs(24 * 3600));
+    assert_eq!(final_text(&collect(&h.steward, keyed()).await), "Booked.");
+    assert_eq!(fake.request_count(), 1, "a replay calls no model");
+
+    // Past the day it is a new request.
+    clock.advance(Duration::from_millis(1));
+    fake.push(Step::Reply(Reply::text("Booked again.")));
+    assert_eq!(
+        final_text(&collect(&h.steward, keyed()).await),
+        "Booked again."
+    );
+    assert_eq!(fake.request_count(), 2);
+}

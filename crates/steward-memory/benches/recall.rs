@@ -27,7 +27,7 @@ use serde::Deserialize;
 use steward_memory::embed::{EmbedError, Embedder, LocalMiniLm, test_model_dir};
 use steward_memory::{Memory, MemoryConfig, RecallMode, RecallOptions};
 use steward_protocol::{MemoryKind, MemoryRef, Provenance};
-use steward_store::{MemoryFilter, MemoryStore, NewNote, SqliteStore, Store};
+use steward_store::{MemoryFilter, MemoryStore, NewNote, Store};
 
 type BoxResult<T> = Result<T, Box<dyn Error>>;
 
@@ -259,7 +259,7 @@ async fn build_store(
     pool_vecs: &[Vec<f32>],
     model_id: &str,
 ) -> BoxResult<(Arc<dyn Store>, f64, f64)> {
-    let store = Arc::new(SqliteStore::open(&db.path)?);
+    let store = steward_store::open(&steward_store::StoreConfig::sqlite_file(&db.path))?;
     let mut rng = Rng(0x5EED_0000 + n as u64);
     let t = Instant::now();
     let mut ids = Vec::with_capacity(n);
@@ -354,7 +354,7 @@ async fn run() -> BoxResult<()> {
     };
     let db = TempDb::new("insert-embedded");
     let memory = Memory::new(
-        Arc::new(SqliteStore::open(&db.path)?),
+        steward_store::open(&steward_store::StoreConfig::sqlite_file(&db.path))?,
         Some(Arc::new(model.clone())),
         MemoryConfig::default(),
     );
@@ -363,7 +363,7 @@ async fn run() -> BoxResult<()> {
     drop(db);
     let db = TempDb::new("insert-plain");
     let memory = Memory::new(
-        Arc::new(SqliteStore::open(&db.path)?),
+        steward_store::open(&steward_store::StoreConfig::sqlite_file(&db.path))?,
         None,
         MemoryConfig::default(),
     );
@@ -400,7 +400,7 @@ async fn run() -> BoxResult<()> {
         // A second store on the same file (as a second process would open it): its first
         // vector search loads the in-process sign-bit index from the database.
         let reopened = Memory::new(
-            Arc::new(SqliteStore::open(&db.path)?),
+            steward_store::open(&steward_store::StoreConfig::sqlite_file(&db.path))?,
             Some(cached.clone()),
             MemoryConfig::default(),
         );

@@ -1,7 +1,8 @@
 //! The `Memory` facade: writes (facts, notes, read-later) with rows first and vectors
 //! best-effort, and the backfill that fills missing vectors later.
 //!
-//! Owns: write-side validation and the embed-after-write policy. Does not own: recall
+//! Owns: write-side validation, the embed-after-write policy and this memory's clock (every
+//! timestamp, expiry, recency and retention age reads `Memory::now_ms`). Does not own: recall
 //! (`recall`), the context block (`context`), extraction (`extract`), reflection (`reflect`),
 //! retention (`retention`) — each adds its own `impl Memory` block — nor SQL (steward-store).
 //!
@@ -16,7 +17,9 @@ use crate::{MemoryConfig, MemoryError};
 /// The tag of reflection summaries; reserved to reflection (see `save_note`).
 pub const SUMMARY_TAG: &str = "summary";
 use std::sync::Arc;
-use steward_protocol::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, ValueKind};
+use steward_protocol::{
+    Clock, Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, SystemClock, ValueKind,
+};
 use steward_store::{FactWrite, NewFact, NewNote, NoteEdit, ReadLater, Store};
 
 /// Rows embedded per backfill batch: small enough that one slow batch does not hold the
@@ -28,6 +31,8 @@ pub struct Memory {
     pub(crate) store: Arc<dyn Store>,
     pub(crate) embedder: Option<Arc<dyn Embedder>>,
     pub(crate) cfg: MemoryConfig,
+    /// "Now" for every write's timestamp, expiry, recency and retention age.
+    pub(crate) clock: Arc<dyn Clock>,
 }
 
 impl std::fmt::Debug for Memory {
@@ -50,14 +55,6 @@ fn summary_reserved() -> MemoryError {
     ))
 }
 
-/// Unix milliseconds now (0 if the clock is before 1970, which only a broken clock is).
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
 impl Memory {
     pub fn new(
         store: Arc<dyn Store>,
@@ -68,7 +65,20 @@ impl Memory {
             store,
             embedder,
             cfg,
+            clock: SystemClock::shared(),
         }
+    }
+
+    /// The same memory reading "now" from `clock` (the composition root's; a test's
+    /// `ManualClock`). Without it, the system clock.
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Memory {
+        self.clock = clock;
+        self
+    }
+
+    /// Unix milliseconds now, by this memory's clock.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
     }
 
     pub fn config(&self) -> &MemoryConfig {
@@ -85,7 +95,7 @@ impl Memory {
     /// (`FactWrite::KeptUserFact`).
     pub async fn remember(&self, user: &str, fact: NewFact) -> Result<FactWrite, MemoryError> {
         check_new_fact(&fact)?;
-        let write = self.store.upsert_fact(user, &fact, now_ms()).await?;
+        let write = self.store.upsert_fact(user, &fact, self.now_ms()).await?;
         if let FactWrite::Inserted(f) | FactWrite::Updated(f) = &write {
             self.embed_fact(f).await;
         }
@@ -109,7 +119,7 @@ impl Memory {
             provenance: Provenance::User { conversation: None },
         };
         gate::check_shape(&fact.key, &fact.value).map_err(refused)?;
-        let write = self.store.upsert_fact(user, &fact, now_ms()).await?;
+        let write = self.store.upsert_fact(user, &fact, self.now_ms()).await?;
         if let FactWrite::Inserted(f) | FactWrite::Updated(f) = &write {
             self.embed_fact(f).await;
         }
@@ -126,7 +136,7 @@ impl Memory {
             // reserved to the code that makes them (reflection); nobody else may claim it.
             return Err(summary_reserved());
         }
-        let saved = self.store.insert_note(user, &note, now_ms()).await?;
+        let saved = self.store.insert_note(user, &note, self.now_ms()).await?;
         self.embed_note(&saved).await;
         Ok(saved)
     }
@@ -143,7 +153,7 @@ impl Memory {
             }
         }
         let text_changed = edit.title.is_some() || edit.body.is_some();
-        let updated = self.store.update_note(id, &edit, now_ms()).await?;
+        let updated = self.store.update_note(id, &edit, self.now_ms()).await?;
         if let Some(n) = &updated
             && text_changed
         {
@@ -181,7 +191,7 @@ impl Memory {
     ) -> Result<ReadLater, MemoryError> {
         let item = self
             .store
-            .add_read_later(user, url, title, &tags, now_ms())
+            .add_read_later(user, url, title, &tags, self.now_ms())
             .await?;
         let r = MemoryRef {
             kind: MemoryKind::ReadLater,

@@ -187,7 +187,7 @@ impl Memory {
             .collect();
         fused.retain(|f| rows.contains_key(&f.r));
         if let Some(half_life) = opts.recency_half_life {
-            let now = crate::memory::now_ms();
+            let now = self.now_ms();
             for f in &mut fused {
                 if let Some(item) = rows.get(&f.r) {
                     f.score *= fusion::decay(now.saturating_sub(item.updated_at_ms), half_life);

@@ -103,7 +103,7 @@ impl Memory {
         )
         .await?;
 
-        let now = crate::memory::now_ms();
+        let now = self.now_ms();
         for v in list(&value, "learnings", &mut report.skipped) {
             let text = v.get("text").unwrap_or(v);
             let Some(text) = scalar_text(text) else {

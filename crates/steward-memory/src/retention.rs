@@ -5,7 +5,6 @@
 //! Owns: validating a plan and turning durations into cut-off times. Does not own: the
 //! dry-run default (the CLI's) or the SQL (the store).
 
-use crate::memory::now_ms;
 use crate::{Memory, MemoryError};
 use std::time::Duration;
 use steward_protocol::{Fact, FactKey};
@@ -71,7 +70,7 @@ impl Memory {
                 "retention by prefix needs the user whose facts to sweep".into(),
             ));
         }
-        let now = now_ms();
+        let now = self.now_ms();
         let mut report = RetentionReport {
             dry_run,
             ..RetentionReport::default()

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 use steward_memory::{Memory, MemoryConfig, MemoryError, RecallMode, RecallOptions, RetentionPlan};
-use steward_protocol::{FactSource, MemoryKind, Provenance};
+use steward_protocol::{FactSource, ManualClock, MemoryKind, Provenance};
 use steward_store::{FactWrite, MemoryFilter, NewFact, Store};
 use support::{memory_with, note, opts};
 
@@ -107,7 +107,8 @@ async fn embedder_failure_keeps_the_row_and_backfill_adds_the_vector() {
 
 #[tokio::test]
 async fn no_embedder_means_full_text_recall_and_no_backfill() {
-    let store: Arc<dyn Store> = Arc::new(steward_store::SqliteStore::open_in_memory().unwrap());
+    let store: Arc<dyn Store> =
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let mem = Memory::new(store, None, MemoryConfig::default());
     assert_eq!(mem.embedder_id(), None);
     mem.save_note(USER, note("Bike", "new chain for the bike", &[]))
@@ -251,7 +252,7 @@ async fn context_block_has_facts_notes_read_later_and_learnings_within_budget() 
     assert!(steward_memory::context::estimate_tokens(&block) <= 45);
 
     let empty = Memory::new(
-        Arc::new(steward_store::SqliteStore::open_in_memory().unwrap()),
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap(),
         None,
         MemoryConfig::default(),
     );
@@ -292,7 +293,9 @@ async fn context_block_with_many_tagged_notes_caps_the_read_later_filter() {
 
 #[tokio::test]
 async fn retention_is_scoped_and_dry_run_deletes_nothing() {
+    let clock = ManualClock::starting_now();
     let (mem, store, _) = memory_with(MemoryConfig::default());
+    let mem = mem.with_clock(clock.clone());
     for (k, v) in [
         ("episode.lunch", "sushi"),
         ("episode.gym", "legs"),
@@ -305,8 +308,8 @@ async fn retention_is_scoped_and_dry_run_deletes_nothing() {
         expired_facts: true,
         prefixes: vec![("episode.".into(), Duration::ZERO)],
     };
-    // Wait so that "unseen for zero time" is strictly in the past for every fact.
-    tokio::time::sleep(Duration::from_millis(5)).await;
+    // A millisecond on, "unseen for zero time" is strictly in the past for every fact.
+    clock.advance(Duration::from_millis(1));
     let dry = mem.retention(&plan, true).await.unwrap();
     assert!(dry.dry_run);
     assert_eq!(dry.total(), 2);
@@ -328,6 +331,38 @@ async fn retention_is_scoped_and_dry_run_deletes_nothing() {
         Err(MemoryError::Invalid(_))
     ));
     assert_eq!(store.list_facts(USER, 10, 0).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn retention_prunes_facts_by_their_age_on_the_memory_clock() {
+    const DAY: Duration = Duration::from_secs(24 * 3600);
+    let clock = ManualClock::starting_now();
+    let (mem, store, _) = memory_with(MemoryConfig::default());
+    let mem = mem.with_clock(clock.clone());
+    mem.user_set_fact(USER, "episode.old", "dentist")
+        .await
+        .unwrap();
+    clock.advance(20 * DAY);
+    mem.user_set_fact(USER, "episode.new", "cinema")
+        .await
+        .unwrap();
+    let plan = RetentionPlan {
+        user: USER.into(),
+        expired_facts: false,
+        prefixes: vec![("episode.".into(), 30 * DAY)],
+    };
+    // Day 30 minus a millisecond: the old fact is not yet unseen for 30 days.
+    clock.advance(10 * DAY - Duration::from_millis(1));
+    assert_eq!(mem.retention(&plan, false).await.unwrap().total(), 0);
+
+    // Day 31: it is, the newer one (11 days) is not.
+    clock.advance(DAY);
+    let done = mem.retention(&plan, false).await.unwrap();
+    let pruned: Vec<&str> = done.by_prefix[0].1.iter().map(|f| f.key.as_str()).collect();
+    assert_eq!(pruned, ["episode.old"]);
+    let left = store.list_facts(USER, 10, 0).await.unwrap();
+    let keys: Vec<&str> = left.iter().map(|f| f.key.as_str()).collect();
+    assert_eq!(keys, ["episode.new"]);
 }
 
 #[tokio::test]

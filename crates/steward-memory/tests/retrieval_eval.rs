@@ -25,7 +25,7 @@ use serde::Deserialize;
 use steward_memory::embed::{Embedder, LocalMiniLm, test_model_dir};
 use steward_memory::{Memory, MemoryConfig, RecallMode, RecallOptions, SimilarityFloor, relevance};
 use steward_protocol::{MemoryKind, Provenance};
-use steward_store::{MemoryFilter, NewNote, SqliteStore, Store};
+use steward_store::{MemoryFilter, NewNote, Store};
 
 const FIXTURE: &str = include_str!("fixtures/retrieval.json");
 const HELD_OUT: &str = include_str!("fixtures/retrieval_heldout.json");
@@ -305,7 +305,8 @@ async fn remembered_parts(
         .unwrap();
     let model_id = embedder.model_id().to_string();
     let embedder: Arc<dyn Embedder> = Arc::new(embedder);
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let store: Arc<dyn Store> =
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let memory = Memory::new(
         store.clone(),
         Some(embedder.clone()),

@@ -1,10 +1,12 @@
 //! Plain types shared by all Steward crates: ids and validated values, chat messages, tool calls, usage,
-//! tool effects, inbound messages and the `TurnEvent` stream that surfaces project.
+//! tool effects, inbound messages, the `TurnEvent` stream that surfaces project, and the clock
+//! port (`Clock`) every read of the wall-clock time goes through.
 //!
 //! Owns: the vocabulary. Does not own: any IO, storage, wire format of a model API,
 //! or policy. Nothing here may depend on another Steward crate.
 
 mod action;
+mod clock;
 mod event;
 mod feed;
 mod ids;
@@ -17,6 +19,7 @@ pub mod untrusted;
 mod values;
 
 pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use event::{FailureKind, TurnEvent};
 pub use feed::FeedEvent;
 pub use ids::{ConversationId, IdError, Principal, Surface};

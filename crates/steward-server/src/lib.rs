@@ -29,7 +29,7 @@ use serde_json::json;
 use std::fmt;
 use std::sync::Arc;
 use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryDesk};
-use steward_protocol::PrincipalId;
+use steward_protocol::{Clock, PrincipalId, SystemClock};
 
 pub use cors::CorsOrigins;
 pub use listen::{ConnLimits, serve, serve_with};
@@ -67,6 +67,8 @@ pub struct ServerConfig {
     pub conversations: Option<Arc<dyn ConversationDesk>>,
     /// The event feed behind `/api/v1/events`; `None` = it answers 503.
     pub feed: Option<Arc<dyn EventFeed>>,
+    /// "Now" for the timestamps the server writes itself (the OpenAI `created` fields).
+    pub clock: Arc<dyn Clock>,
 }
 
 impl ServerConfig {
@@ -83,6 +85,7 @@ impl ServerConfig {
             cors_origins: CorsOrigins::default(),
             conversations: None,
             feed: None,
+            clock: SystemClock::shared(),
         }
     }
 }
@@ -100,6 +103,7 @@ impl fmt::Debug for ServerConfig {
             .field("cors_origins", &self.cors_origins)
             .field("conversations", &self.conversations.is_some())
             .field("feed", &self.feed.is_some())
+            .field("clock", &self.clock)
             .finish()
     }
 }
@@ -116,6 +120,9 @@ pub(crate) struct AppState {
     pub(crate) memory: Option<Arc<dyn MemoryDesk>>,
     pub(crate) conversations: Option<Arc<dyn ConversationDesk>>,
     pub(crate) feed: Option<Arc<dyn EventFeed>>,
+    pub(crate) clock: Arc<dyn Clock>,
+    /// Unix seconds when this router was built: the OpenAI model object's `created`.
+    pub(crate) started_secs: i64,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
@@ -135,6 +142,8 @@ pub fn router(
         memory: cfg.memory,
         conversations: cfg.conversations,
         feed: cfg.feed,
+        started_secs: cfg.clock.now_secs(),
+        clock: cfg.clock,
     };
     let cors = cors::layer(&cfg.cors_origins);
     let mut routes = Router::new();

@@ -1,7 +1,8 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
-//! `MemoryStore`, `TurnRequestStore`, `Store`) that the rest of the workspace codes against, and the SQLite adapter
-//! (FTS5 and an in-process sign-bit index over plain vector tables for memory search) with
-//! its embedded migrations.
+//! `MemoryStore`, `TurnRequestStore`, `Store`) that the rest of the workspace codes against, the
+//! one constructor (`open(&StoreConfig)`: a location and a clock, giving an `Arc<dyn Store>`),
+//! a backend-neutral `StoreError`, and the SQLite adapter (FTS5 and an in-process sign-bit index
+//! over plain vector tables for memory search) with its embedded migrations.
 //!
 //! Owns: what is persisted and how (schema, migrations, input limits, the contract every adapter
 //! must pass). Does not own: what a conversation means (the agent loop does), the approval state
@@ -12,6 +13,7 @@ mod approvals_port;
 mod codec;
 mod error;
 mod memory_port;
+mod open;
 mod ports;
 mod sqlite;
 mod turn_requests_port;
@@ -23,11 +25,12 @@ pub mod contract;
 pub use approvals_port::{
     ActionPatch, ApprovalStore, AuditEntry, AuditRecord, CasGuard, Score, Transition,
 };
-pub use error::StoreError;
+pub use error::{BackendError, StoreError};
 pub use memory_port::{
     FactWrite, Intention, Learning, MemoryFilter, MemoryItem, MemoryStore, NewFact, NewNote,
     NoteEdit, ReadLater, StoredMessage,
 };
+pub use open::{StoreConfig, StoreLocation, open};
 pub use ports::{ConversationStore, ConversationSummary, HistoryItem, KvStore, Store};
 pub use sqlite::{SqliteStore, own_schema_names};
 pub use turn_requests_port::{TurnRequest, TurnRequestStore};

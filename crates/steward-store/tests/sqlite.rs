@@ -121,7 +121,9 @@ fn a_directory_path_is_refused_naming_the_path() {
     let dir = TempDir::new();
     let err = SqliteStore::open(dir.path()).unwrap_err();
     match &err {
-        StoreError::Open { path, .. } => assert_eq!(path, dir.path()),
+        StoreError::Open { location, .. } => {
+            assert_eq!(location, &dir.path().display().to_string())
+        }
         other => panic!("expected Open, got {other:?}"),
     }
     assert!(
@@ -139,7 +141,7 @@ fn an_uncreatable_path_is_refused_naming_the_path() {
     let path = file.join("steward.db");
     let err = SqliteStore::open(&path).unwrap_err();
     match &err {
-        StoreError::Open { path: p, .. } => assert_eq!(p, &path),
+        StoreError::Open { location, .. } => assert_eq!(location, &path.display().to_string()),
         other => panic!("expected Open, got {other:?}"),
     }
     assert!(
@@ -227,7 +229,8 @@ async fn an_append_failing_midway_inside_sqlite_leaves_nothing() {
     ];
 
     let err = store.append_messages(&existing, &batch).await.unwrap_err();
-    assert!(matches!(err, StoreError::Sqlite(_)), "{err:?}");
+    // RAISE(ABORT) in a trigger is a constraint to SQLite.
+    assert!(matches!(err, StoreError::Constraint(_)), "{err:?}");
     assert_eq!(
         store.recent_messages(&existing, 10).await.unwrap(),
         [Message::user("kept")]
@@ -274,4 +277,63 @@ async fn two_stores_on_one_file_append_safely() {
         let n = pair[0].content.strip_suffix(".a").unwrap();
         assert_eq!(pair[1].content, format!("{n}.b"), "batches interleaved");
     }
+}
+
+#[tokio::test]
+async fn the_store_stamps_its_own_times_from_the_injected_clock() {
+    use steward_protocol::ManualClock;
+    use steward_store::StoreConfig;
+    let clock = ManualClock::at_ms(1_700_000_000_000);
+    let store = steward_store::open(&StoreConfig::in_memory().with_clock(clock.clone())).unwrap();
+    let id = conv("clocked");
+    store
+        .append_messages(&id, &[Message::user("first")])
+        .await
+        .unwrap();
+    clock.advance(std::time::Duration::from_secs(90));
+    store
+        .append_messages(&id, &[Message::user("second")])
+        .await
+        .unwrap();
+    let summary = store.conversation(&id).await.unwrap().unwrap();
+    assert_eq!(summary.created_at_ms, 1_700_000_000_000);
+    assert_eq!(summary.updated_at_ms, 1_700_000_090_000);
+}
+
+#[tokio::test]
+async fn open_names_the_location_and_opens_a_file_that_persists() {
+    use steward_store::StoreConfig;
+    let dir = TempDir::new();
+    let Err(err) = steward_store::open(&StoreConfig::sqlite_file(dir.path())) else {
+        panic!("a directory opened as a database");
+    };
+    assert!(matches!(err, StoreError::Open { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains(&dir.path().display().to_string()),
+        "{err}"
+    );
+
+    let path = dir.path().join("steward.db");
+    let store = steward_store::open(&StoreConfig::sqlite_file(&path)).unwrap();
+    store.kv_put("k", "v").await.unwrap();
+    assert!(store.describe().contains(&path.display().to_string()));
+    drop(store);
+    let again = steward_store::open(&StoreConfig::sqlite_file(&path)).unwrap();
+    assert_eq!(again.kv_get("k").await.unwrap().as_deref(), Some("v"));
+}
+
+#[tokio::test]
+async fn a_write_held_up_past_the_busy_timeout_is_busy_not_a_generic_failure() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let holder = Connection::open(&path).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    // The store waits its busy timeout (5 s) for the other writer, then gives up.
+    let err = store.kv_put("k", "secret-value").await.unwrap_err();
+    assert!(matches!(err, StoreError::Busy(_)), "{err:?}");
+    assert!(err.is_transient());
+    assert!(!err.to_string().contains("secret-value"), "{err}");
+    holder.execute_batch("ROLLBACK").unwrap();
+    store.kv_put("k", "v").await.unwrap();
 }

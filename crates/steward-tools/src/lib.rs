@@ -24,7 +24,7 @@ mod sql;
 mod tool;
 pub mod web;
 
-pub use builtins::{builtin_registry, builtin_tools};
+pub use builtins::{builtin_registry, builtin_registry_with, builtin_tools};
 pub use error::ToolError;
 pub use memory::memory_tools;
 pub use registry::{

@@ -3,7 +3,9 @@
 use proptest::prelude::*;
 use serde_json::json;
 use steward_protocol::{ConversationId, Effect, ToolCall};
-use steward_tools::{ToolContext, ToolOutcome, builtin_registry, builtin_tools};
+use steward_tools::{
+    ToolContext, ToolOutcome, builtin_registry, builtin_registry_with, builtin_tools,
+};
 
 fn ctx(timezone: Option<&str>) -> ToolContext {
     ToolContext::new(
@@ -35,7 +37,7 @@ fn calc(expression: &str) -> ToolOutcome {
 
 #[test]
 fn builtins_are_read_only_and_registered() {
-    let tools = builtin_tools();
+    let tools = builtin_tools(steward_protocol::SystemClock::shared());
     assert!(tools.iter().all(|t| t.effect() == Effect::Read));
     let names: Vec<String> = builtin_registry()
         .specs()
@@ -416,5 +418,29 @@ fn unit_convert_refuses_nonsense() {
         !out.ok && out.output.contains("argument `value` must be a number"),
         "{}",
         out.output
+    );
+}
+
+#[tokio::test]
+async fn current_time_reports_the_instant_of_the_clock_it_was_built_with() {
+    let clock = steward_protocol::ManualClock::at_ms(1_784_023_200_000); // 2026-07-14 10:00 UTC
+    let registry = builtin_registry_with(clock.clone());
+    let call = ToolCall {
+        id: "c".into(),
+        name: "current_time".into(),
+        arguments: json!({"timezone": "Europe/Paris"}).to_string(),
+    };
+    let out = registry.call(&call, &ctx(None)).await;
+    assert!(out.ok, "{}", out.output);
+    assert_eq!(
+        out.output,
+        "2026-07-14T12:00:00+02:00 (Tuesday, Europe/Paris, CEST), unix 1784023200"
+    );
+    // Moving the clock moves the answer: nothing else is read.
+    clock.advance(std::time::Duration::from_secs(24 * 3600 + 90));
+    let out = registry.call(&call, &ctx(None)).await;
+    assert_eq!(
+        out.output,
+        "2026-07-15T12:01:30+02:00 (Wednesday, Europe/Paris, CEST), unix 1784109690"
     );
 }

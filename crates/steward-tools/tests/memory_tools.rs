@@ -7,19 +7,19 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use steward_memory::{Memory, MemoryConfig};
 use steward_protocol::{ConversationId, Effect, FactSource, MemoryKind, Provenance, ToolCall};
-use steward_store::{MemoryFilter, MemoryStore, SqliteStore};
+use steward_store::{MemoryFilter, MemoryStore};
 use steward_tools::{ToolContext, ToolOutcome, ToolRegistry, memory_tools};
 
 const USER: &str = "owner";
 
 struct Fixture {
-    store: Arc<SqliteStore>,
+    store: Arc<dyn steward_store::Store>,
     memory: Arc<Memory>,
     registry: ToolRegistry,
 }
 
 fn fixture_with(cfg: MemoryConfig) -> Fixture {
-    let store = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let store = steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let memory = Arc::new(Memory::new(store.clone(), None, cfg));
     let mut registry = ToolRegistry::new();
     for tool in memory_tools(memory.clone()) {

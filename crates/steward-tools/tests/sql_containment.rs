@@ -9,7 +9,7 @@ mod support;
 use proptest::prelude::*;
 use serde_json::json;
 use steward_protocol::{ConversationId, Message};
-use steward_store::{ConversationStore, SqliteStore};
+use steward_store::ConversationStore;
 use steward_tools::{SqlToolsConfig, ToolContext, ToolError, ToolRegistry};
 use support::{Fixture, args, ctx, execute, query, registry};
 
@@ -21,7 +21,7 @@ struct Db {
 impl Db {
     async fn new() -> Db {
         let f = Fixture::empty();
-        let store = SqliteStore::open(&f.db).unwrap();
+        let store = steward_store::open(&steward_store::StoreConfig::sqlite_file(&f.db)).unwrap();
         store
             .append_messages(
                 &ConversationId::parse("private:1").unwrap(),

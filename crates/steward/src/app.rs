@@ -1,4 +1,6 @@
-//! The composition root: configuration in, a running `Steward` out.
+//! The composition root: configuration in, a running `Steward` out. It makes the process's one
+//! clock (`clock`, the system's) and opens the one store (`open_store`) that every command and
+//! part shares.
 
 use crate::config::{LoadedConfig, Settings, provider_configs};
 use anyhow::Context;
@@ -6,13 +8,16 @@ use std::sync::Arc;
 use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, MemoryWiring, ModelBinding, Steward, StewardDeps};
 use steward_llm::{ModelRef, Models, RetryPolicy};
-use steward_store::SqliteStore;
+use steward_protocol::{Clock, SystemClock};
+use steward_store::{Store, StoreConfig, StoreLocation};
 use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 
 pub struct App {
     pub steward: Steward,
-    pub store: Arc<SqliteStore>,
+    pub store: Arc<dyn Store>,
     pub memory: Arc<steward_memory::Memory>,
+    /// The clock every part of this app reads "now" from.
+    pub clock: Arc<dyn Clock>,
     /// The MCP client (None without servers): shut it down to end sessions properly.
     pub mcp: Option<Arc<steward_mcp::McpManager>>,
 }
@@ -29,6 +34,21 @@ pub fn owner_id(settings: &Settings) -> anyhow::Result<steward_protocol::Princip
 /// The database file inside the data directory.
 pub fn database_path(settings: &Settings) -> std::path::PathBuf {
     settings.data_dir.join("steward.db")
+}
+
+/// The process's clock: the system's. Built once per command and handed to everything that
+/// reads the time (store, memory, core, tools, server), so tests can hand in a `ManualClock`.
+pub fn clock() -> Arc<dyn Clock> {
+    SystemClock::shared()
+}
+
+/// The store of these settings (the database in the data directory), stamping times from
+/// `clock`. Every command opens it here.
+pub fn open_store(settings: &Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Arc<dyn Store>> {
+    Ok(steward_store::open(&StoreConfig {
+        location: StoreLocation::SqliteFile(database_path(settings)),
+        clock,
+    })?)
 }
 
 /// Choices the command line can make on top of the configuration.
@@ -48,17 +68,19 @@ const ON_DEMAND_BUILTINS: &[&str] = &["convert_time", "date_calc", "unit_convert
 pub fn tools(
     settings: &Settings,
     memory: &Arc<steward_memory::Memory>,
+    clock: Arc<dyn Clock>,
 ) -> anyhow::Result<ToolRegistry> {
-    Ok(tools_with_mcp(settings, memory)?.0)
+    Ok(tools_with_mcp(settings, memory, clock)?.0)
 }
 
 /// [`tools`], and the MCP client feeding it (None without servers).
 pub fn tools_with_mcp(
     settings: &Settings,
     memory: &Arc<steward_memory::Memory>,
+    clock: Arc<dyn Clock>,
 ) -> anyhow::Result<(ToolRegistry, Option<Arc<steward_mcp::McpManager>>)> {
     let mut registry = ToolRegistry::new().with_index(settings.tools.index);
-    for tool in steward_tools::builtin_tools() {
+    for tool in steward_tools::builtin_tools(clock) {
         if ON_DEMAND_BUILTINS.contains(&tool.name()) {
             registry.register_on_demand(tool)?;
         } else {
@@ -142,8 +164,9 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
             settings.data_dir.display()
         )
     })?;
-    let store = Arc::new(SqliteStore::open(&database_path(settings))?);
-    let memory = crate::memory_wiring::build_memory(settings, store.clone())?;
+    let clock = clock();
+    let store = open_store(settings, clock.clone())?;
+    let memory = crate::memory_wiring::build_memory(settings, store.clone(), clock.clone())?;
     let retry = RetryPolicy {
         max_retries: settings.model_retries,
         ..RetryPolicy::default()
@@ -164,7 +187,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
         fallback: parse(&settings.fallback_model)?,
     };
     let extraction_model = parse(&settings.memory.extraction_model)?;
-    let (tools, mcp) = tools_with_mcp(settings, &memory)?;
+    let (tools, mcp) = tools_with_mcp(settings, &memory, clock.clone())?;
     let agent = &settings.agent;
     let steward = Steward::new(StewardDeps {
         store: store.clone(),
@@ -189,11 +212,13 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
             extraction_model,
         }),
         secrets: settings.secret_values(),
+        clock: clock.clone(),
     });
     Ok(App {
         steward,
         store,
         memory,
+        clock,
         mcp,
     })
 }

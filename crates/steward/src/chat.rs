@@ -14,7 +14,8 @@ use steward_core::{
     ApprovalDesk, Assistant, Change, Resolution, Steward, ToolStatus, TurnEnd, TurnStream, TurnView,
 };
 use steward_protocol::{
-    ActionCard, ActionStatus, ConversationId, Decision, Inbound, Principal, Surface, TurnEvent,
+    ActionCard, ActionStatus, Clock, ConversationId, Decision, Inbound, Principal, Surface,
+    TurnEvent,
 };
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -59,7 +60,14 @@ pub async fn run(
             if logging_to_file {
                 eprintln!("Logs: {}", log.display());
             }
-            interactive(&steward, &who, &mut conversation, &mut lines).await?;
+            interactive(
+                &steward,
+                &who,
+                app.clock.as_ref(),
+                &mut conversation,
+                &mut lines,
+            )
+            .await?;
             ExitCode::SUCCESS
         }
     };
@@ -79,6 +87,7 @@ pub async fn run(
 async fn interactive(
     steward: &Steward,
     who: &Principal,
+    clock: &dyn Clock,
     conversation: &mut ConversationId,
     lines: &mut Lines,
 ) -> anyhow::Result<()> {
@@ -99,7 +108,7 @@ async fn interactive(
             "" => continue,
             "/exit" | "/quit" => return Ok(()),
             "/new" => {
-                let id = format!("cli-{}", unix_millis());
+                let id = format!("cli-{}", clock.now_ms());
                 *conversation = ConversationId::parse(&id)?;
                 eprintln!("New conversation {conversation}.");
                 continue;
@@ -419,13 +428,6 @@ fn truncate(s: &str, max: usize) -> String {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_owned(),
     }
-}
-
-fn unix_millis() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use steward_llm::{LlmError, Models, RetryPolicy};
 use steward_protocol::secret_url::mask_url;
-use steward_store::{SqliteStore, Store};
+use steward_store::Store;
 
 use crate::config::{self, ConfigError, LoadedConfig, ProviderSettings, Settings, split_model_ref};
 
@@ -356,7 +356,7 @@ fn check_data_dir(r: &mut Report<'_>, dir: &Path) -> io::Result<bool> {
 
 async fn check_database(r: &mut Report<'_>, dir: &Path) -> io::Result<()> {
     let path = dir.join("steward.db");
-    let opened = SqliteStore::open(&path);
+    let opened = steward_store::open(&steward_store::StoreConfig::sqlite_file(&path));
     let result = match opened {
         Ok(store) => store.ping().await.map(|()| store.describe()),
         Err(e) => Err(e),

@@ -16,7 +16,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use steward_core::MemoryService;
 use steward_mcp::{McpManager, ProbeReport, ServerSpec, StewardServer, effect_name, probe};
-use steward_store::SqliteStore;
 
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
@@ -199,8 +198,9 @@ async fn serve(settings: &Settings) -> anyhow::Result<ExitCode> {
             settings.data_dir.display()
         )
     })?;
-    let store = Arc::new(SqliteStore::open(&app::database_path(settings))?);
-    let memory = memory_wiring::build_memory(settings, store)?;
+    let clock = app::clock();
+    let store = app::open_store(settings, clock.clone())?;
+    let memory = memory_wiring::build_memory(settings, store, clock)?;
     let server = StewardServer::new(Arc::new(MemoryService::new(memory)))?;
     // The stdio transport's authentication: the local user who started it.
     let who = crate::local_user::principal(settings)?;

@@ -21,7 +21,6 @@ use steward_core::memory_desk::{MemoryDeskError, Missing, Unconfirmed};
 use steward_core::{MemoryDesk, MemoryService};
 use steward_memory::Memory;
 use steward_protocol::{MemoryKind, Principal, Provenance};
-use steward_store::SqliteStore;
 
 #[derive(Debug, Subcommand)]
 pub enum MemoryCommand {
@@ -201,20 +200,14 @@ fn open(settings: &Settings) -> anyhow::Result<Opened> {
             settings.data_dir.display()
         )
     })?;
-    let store = Arc::new(SqliteStore::open(&app::database_path(settings))?);
-    let memory = memory_wiring::build_memory(settings, store)?;
+    let clock = app::clock();
+    let store = app::open_store(settings, clock.clone())?;
+    let memory = memory_wiring::build_memory(settings, store, clock)?;
     Ok(Opened {
         desk: MemoryService::new(memory.clone()),
         memory,
         who: crate::local_user::principal(settings)?,
     })
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
 }
 
 /// Stored text for a terminal: control characters (escape sequences, line breaks) are

@@ -1,5 +1,5 @@
 //! Building memory from the configuration: the embedder (local MiniLM loaded lazily on
-//! first use, a remote API, or none) and the `Memory` facade over the store.
+//! first use, a remote API, or none) and the `Memory` facade over the store, on the app's clock.
 //!
 //! The local model is loaded on the first embedding, not at start: start-up stays fast
 //! and an idle server stays small; the first recall pays the load once.
@@ -12,6 +12,7 @@ use steward_memory::embed::{
     default_model_dir,
 };
 use steward_memory::{Memory, MemoryConfig, SimilarityFloor};
+use steward_protocol::Clock;
 use steward_store::Store;
 use tokio::sync::OnceCell;
 
@@ -123,7 +124,11 @@ pub fn embedder(settings: &Settings) -> anyhow::Result<Option<Arc<dyn Embedder>>
     Ok(Some(Arc::new(remote)))
 }
 
-pub fn build_memory(settings: &Settings, store: Arc<dyn Store>) -> anyhow::Result<Arc<Memory>> {
+pub fn build_memory(
+    settings: &Settings,
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<Arc<Memory>> {
     let similarity_floor = match settings.memory.min_similarity_percent {
         Some(p) => SimilarityFloor::At(f64::from(p) / 100.0),
         None => SimilarityFloor::ForModel,
@@ -133,5 +138,7 @@ pub fn build_memory(settings: &Settings, store: Arc<dyn Store>) -> anyhow::Resul
         similarity_floor,
         ..MemoryConfig::default()
     };
-    Ok(Arc::new(Memory::new(store, embedder(settings)?, cfg)))
+    Ok(Arc::new(
+        Memory::new(store, embedder(settings)?, cfg).with_clock(clock),
+    ))
 }

@@ -2,9 +2,12 @@
 //! lower layers, the test kit never ships in production code, and every workspace crate
 //! has a place in the table (a new crate must be placed on purpose); only the resolve path
 //! changes an action's status; each value rule (fact keys, tags, tool names, ids) lives
-//! only in `steward_protocol`; and the surface rules of `architecture/surfaces.rs` (who
-//! makes a `Principal`, how surfaces reach memory).
+//! only in `steward_protocol`; the surface rules of `architecture/surfaces.rs` (who makes a
+//! `Principal`, how surfaces reach memory); and the ports' rules of `architecture/ports.rs`
+//! (the clock, the store constructor, the test-only failpoints).
 
+#[path = "architecture/ports.rs"]
+mod ports;
 #[path = "architecture/surfaces.rs"]
 mod surfaces;
 

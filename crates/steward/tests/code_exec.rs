@@ -6,7 +6,6 @@ mod config_support;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use config_support::temp_dir;
 use serde_json::json;
@@ -38,10 +37,10 @@ async fn doctor_output(cfg: &LoadedConfig) -> String {
 fn registry(cfg: &LoadedConfig) -> steward_tools::ToolRegistry {
     let settings = &cfg.settings;
     std::fs::create_dir_all(&settings.data_dir).unwrap();
-    let store =
-        Arc::new(steward_store::SqliteStore::open(&steward::app::database_path(settings)).unwrap());
-    let memory = steward::memory_wiring::build_memory(settings, store).unwrap();
-    steward::app::tools(settings, &memory).unwrap()
+    let clock = steward::app::clock();
+    let store = steward::app::open_store(settings, clock.clone()).unwrap();
+    let memory = steward::memory_wiring::build_memory(settings, store, clock.clone()).unwrap();
+    steward::app::tools(settings, &memory, clock).unwrap()
 }
 
 #[tokio::test]

@@ -9,6 +9,15 @@ use serde_json::{Value, json};
 use steward_testkit::{FakeModel, Reply, Step};
 use support::*;
 
+/// The crash tests arm failpoints in the binary; a build without them would make the tests
+/// pass or fail for the wrong reason, so they refuse to run and say why.
+fn require_failpoints() {
+    assert!(
+        steward_core::approvals::failpoints_built_in(),
+        "this steward binary has no failpoints: build the tests with steward-core's feature          `failpoints` (steward's dev-dependency turns it on for `cargo test`; scripts/test runs it)"
+    );
+}
+
 fn serve(dir: &TempDir, fake: &FakeModel, extra: &[(&str, &str)]) -> Server {
     let mut cmd = base_command(dir.path());
     with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
@@ -182,6 +191,7 @@ async fn message_card_confirm_runs_once_and_the_agent_follows_up() {
 
 #[tokio::test]
 async fn a_crash_between_confirm_and_execute_never_runs_the_action() {
+    require_failpoints();
     let fake = FakeModel::start().await.unwrap();
     let dir = TempDir::new("crash");
     let srv = serve(&dir, &fake, &[]);
@@ -248,6 +258,7 @@ fn assert_interrupted(got: &Value) {
 
 #[tokio::test]
 async fn a_crash_while_the_action_runs_is_reported_as_it_may_have_run() {
+    require_failpoints();
     let fake = FakeModel::start().await.unwrap();
     let dir = TempDir::new("crash-running");
     let srv = serve(&dir, &fake, &[]);

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use steward_core::memory_desk::{MAX_NOTE_TITLE_BYTES, MAX_QUERY_BYTES};
 use steward_mcp::{McpManager, ServerSpec, Transport};
 use steward_protocol::{ConversationId, Principal, PrincipalId, Provenance};
-use steward_store::{MemoryStore, NewNote, SqliteStore};
+use steward_store::{NewNote, Store, StoreConfig};
 use steward_testkit::{FakeModel, Reply, Step};
 use steward_tools::{Tool, ToolContext};
 use support::*;
@@ -107,8 +107,8 @@ fn cli_err(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn store(dir: &TempDir) -> SqliteStore {
-    SqliteStore::open(&dir.path().join("steward.db")).unwrap()
+fn store(dir: &TempDir) -> Arc<dyn Store> {
+    steward_store::open(&StoreConfig::sqlite_file(dir.path().join("steward.db"))).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use steward_mcp::{McpManager, ServerSpec, Transport};
 use steward_protocol::{ConversationId, Effect};
-use steward_store::{MemoryStore, SqliteStore};
+use steward_store::MemoryStore;
 use steward_tools::{Tool, ToolContext};
 use support::{TOKEN, TempDir, base_command, client, start_server, steward_bin};
 
@@ -40,7 +40,10 @@ fn child_env(dir: &std::path::Path) -> BTreeMap<String, String> {
 
 /// One reminder (a memory intention) in the database before the server starts.
 async fn seed_reminder(dir: &std::path::Path) {
-    let store = SqliteStore::open(&dir.join("steward.db")).unwrap();
+    let store = steward_store::open(&steward_store::StoreConfig::sqlite_file(
+        dir.join("steward.db"),
+    ))
+    .unwrap();
     store
         .add_intention(
             "owner",
@@ -380,8 +383,10 @@ async fn every_surface_holds_tags_to_one_rule() {
     spec.timeout = Duration::from_secs(20);
     let mgr = McpManager::start(vec![spec]);
     connected(&mgr, "home").await;
-    let store: Arc<dyn steward_store::Store> =
-        Arc::new(SqliteStore::open(&dir.path().join("steward.db")).unwrap());
+    let store: Arc<dyn steward_store::Store> = steward_store::open(
+        &steward_store::StoreConfig::sqlite_file(dir.path().join("steward.db")),
+    )
+    .unwrap();
     let memory = Arc::new(steward_memory::Memory::new(
         store,
         None,

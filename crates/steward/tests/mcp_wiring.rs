@@ -7,10 +7,8 @@ mod config_support;
 mod support;
 
 use config_support::{env_of, load_in, temp_dir, write};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use steward_protocol::{ConversationId, ToolCall};
-use steward_store::SqliteStore;
 use steward_tools::ToolContext;
 use support::everything_js;
 
@@ -35,11 +33,15 @@ async fn mcp_tools_reach_the_registry_in_the_background() {
     );
     let loaded = load_in(&dir, None, &env).unwrap();
     let settings = &loaded.settings;
-    let store = Arc::new(SqliteStore::open(&dir.join("steward.db")).unwrap());
-    let memory = steward::memory_wiring::build_memory(settings, store).unwrap();
+    let clock = steward::app::clock();
+    let store = steward_store::open(&steward_store::StoreConfig::sqlite_file(
+        dir.join("steward.db"),
+    ))
+    .unwrap();
+    let memory = steward::memory_wiring::build_memory(settings, store, clock.clone()).unwrap();
 
     let started = Instant::now();
-    let registry = steward::app::tools(settings, &memory).unwrap();
+    let registry = steward::app::tools(settings, &memory, clock).unwrap();
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "start-up waited for MCP servers: {:?}",

@@ -8,7 +8,7 @@ mod support;
 use std::path::Path;
 use std::process::Output;
 use steward_protocol::{FactSource, Provenance};
-use steward_store::{MemoryStore, NewFact, SqliteStore};
+use steward_store::{MemoryStore, NewFact};
 use support::{TempDir, base_command};
 
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -41,8 +41,11 @@ fn ok(dir: &Path, args: &[&str]) -> String {
     stdout(&out)
 }
 
-fn open_store(dir: &Path) -> SqliteStore {
-    SqliteStore::open(&dir.join("steward.db")).unwrap()
+fn open_store(dir: &Path) -> std::sync::Arc<dyn steward_store::Store> {
+    steward_store::open(&steward_store::StoreConfig::sqlite_file(
+        dir.join("steward.db"),
+    ))
+    .unwrap()
 }
 
 fn now_ms() -> i64 {

@@ -7,7 +7,6 @@ mod config_support;
 use config_support::{temp_dir, write};
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 use steward::config::{LoadedConfig, load_with_cwd};
 use steward_protocol::ConversationId;
 
@@ -33,10 +32,10 @@ const GOOD: &str = "---\nname: inbox-zero\ndescription: Triage the inbox.\ntools
 fn tools(cfg: &LoadedConfig) -> steward_tools::ToolRegistry {
     let s = &cfg.settings;
     std::fs::create_dir_all(&s.data_dir).unwrap();
-    let store =
-        Arc::new(steward_store::SqliteStore::open(&steward::app::database_path(s)).unwrap());
-    let memory = steward::memory_wiring::build_memory(s, store).unwrap();
-    steward::app::tools(s, &memory).unwrap()
+    let clock = steward::app::clock();
+    let store = steward::app::open_store(s, clock.clone()).unwrap();
+    let memory = steward::memory_wiring::build_memory(s, store, clock.clone()).unwrap();
+    steward::app::tools(s, &memory, clock).unwrap()
 }
 
 fn conv() -> ConversationId {

@@ -7,7 +7,7 @@
 //! queues (`steward`).
 
 use super::follow_up::FollowUps;
-use super::record::{Approvals, now_ms, store_err};
+use super::record::{Approvals, store_err};
 use crate::port::{ApprovalError, Resolution};
 use std::sync::Arc;
 use std::time::Duration;
@@ -132,7 +132,7 @@ impl Approvals {
             }
             Some(_) => {}
         }
-        let now = now_ms();
+        let now = self.now_ms();
         let grant = Grant {
             id: uuid::Uuid::new_v4().to_string(),
             conversation,
@@ -148,7 +148,7 @@ impl Approvals {
 
     pub(crate) async fn grants(&self) -> Result<Vec<Grant>, ApprovalError> {
         self.store
-            .list_grants(true, now_ms())
+            .list_grants(true, self.now_ms())
             .await
             .map_err(store_err)
     }

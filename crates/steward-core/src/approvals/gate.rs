@@ -11,7 +11,7 @@
 
 use super::payload::{canonical, payload_hash};
 use super::policy::{PolicyDecision, decide};
-use super::record::{Approvals, now_ms};
+use super::record::Approvals;
 use crate::taint::{PrivateValues, Review, TurnTaint};
 use steward_protocol::{ActionKind, ActionStatus, Effect, Inbound, PendingAction, ToolCall};
 use steward_store::StoreError;
@@ -67,7 +67,7 @@ impl Approvals {
             preview,
             ttl,
         } = draft;
-        let now = now_ms();
+        let now = self.now_ms();
         PendingAction {
             id: uuid::Uuid::new_v4().to_string(),
             kind,
@@ -175,7 +175,7 @@ pub(crate) async fn gate_calls(
             PolicyDecision::Ask => {
                 let grant = approvals
                     .store
-                    .active_grant(&inbound.conversation, &prepared.name, now_ms())
+                    .active_grant(&inbound.conversation, &prepared.name, approvals.now_ms())
                     .await?;
                 // A grant for a tool that asks every time (one stored before that rule,
                 // or written by hand) does not apply.

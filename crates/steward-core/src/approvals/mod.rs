@@ -26,4 +26,4 @@ pub(crate) use gate::{Containment, GateOutcome, gate_calls};
 pub use payload::payload_hash;
 pub use policy::{ApprovalSettings, PolicyDecision, decide};
 pub(crate) use record::Approvals;
-pub use run::{EFFECT_CHANGED, FAILPOINT_ENV, INTERRUPTED};
+pub use run::{EFFECT_CHANGED, FAILPOINT_ENV, INTERRUPTED, failpoints_built_in};

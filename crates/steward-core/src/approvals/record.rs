@@ -5,7 +5,7 @@
 use super::ApprovalSettings;
 use crate::port::ApprovalError;
 use std::sync::Arc;
-use steward_protocol::{PendingAction, PrincipalId, Surface};
+use steward_protocol::{Clock, PendingAction, PrincipalId, Surface};
 use steward_store::{AuditEntry, Score, Store, StoreError};
 use steward_tools::ToolRegistry;
 
@@ -14,13 +14,8 @@ pub(crate) struct Approvals {
     pub(crate) tools: Arc<ToolRegistry>,
     pub(crate) settings: ApprovalSettings,
     pub(crate) timezone: Option<String>,
-}
-
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
+    /// "Now" for expiry checks, grants, audit entries and scores.
+    pub(crate) clock: Arc<dyn Clock>,
 }
 
 pub(crate) fn store_err(e: StoreError) -> ApprovalError {
@@ -28,28 +23,35 @@ pub(crate) fn store_err(e: StoreError) -> ApprovalError {
     ApprovalError::Store
 }
 
-pub(crate) fn audit(
-    action: &PendingAction,
-    event: &str,
-    detail: String,
-    principal: &PrincipalId,
-    surface: Surface,
-) -> AuditEntry {
-    AuditEntry {
-        action_id: action.id.clone(),
-        at_ms: now_ms(),
-        principal: principal.clone(),
-        surface,
-        event: event.to_owned(),
-        detail,
-        trace_id: action.trace_id.clone(),
-    }
-}
-
 impl Approvals {
+    /// Unix milliseconds now, by the assistant's clock.
+    pub(crate) fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// An audit entry for `action`, stamped now.
+    pub(crate) fn audit(
+        &self,
+        action: &PendingAction,
+        event: &str,
+        detail: String,
+        principal: &PrincipalId,
+        surface: Surface,
+    ) -> AuditEntry {
+        AuditEntry {
+            action_id: action.id.clone(),
+            at_ms: self.now_ms(),
+            principal: principal.clone(),
+            surface,
+            event: event.to_owned(),
+            detail,
+            trace_id: action.trace_id.clone(),
+        }
+    }
+
     /// Park a new action (status pending) with its "created" audit entry.
     pub(crate) async fn create(&self, action: &PendingAction) -> Result<(), StoreError> {
-        let entry = audit(
+        let entry = self.audit(
             action,
             "created",
             String::new(),
@@ -65,7 +67,7 @@ impl Approvals {
             name: name.to_owned(),
             value,
             action_id: Some(action.id.clone()),
-            at_ms: now_ms(),
+            at_ms: self.now_ms(),
         };
         if let Err(e) = self.store.record_score(&score).await {
             tracing::warn!(error = %e, action = %action.id, "could not record score");

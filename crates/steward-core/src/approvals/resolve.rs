@@ -5,8 +5,7 @@
 //! itself, and the texts and failpoints around it, live in `run.rs`.
 
 use super::follow_up::{FollowUps, follow_up};
-use super::record::audit;
-use super::record::{Approvals, now_ms, store_err};
+use super::record::{Approvals, store_err};
 use super::run::{INTERRUPTED, RunResult, UNRECORDABLE, effect_changed_record, failpoint};
 use crate::port::{ApprovalError, Resolution};
 use steward_protocol::{ActionStatus, Decision, PendingAction, Principal, PrincipalId, Surface};
@@ -28,7 +27,7 @@ impl Approvals {
         entry: &AuditEntry,
     ) -> Result<Transition, ApprovalError> {
         self.store
-            .transition_action(&action.id, guard, to, patch, entry, now_ms())
+            .transition_action(&action.id, guard, to, patch, entry, self.now_ms())
             .await
             .map_err(store_err)
     }
@@ -81,7 +80,7 @@ impl Approvals {
             // hash guard below covers a revision landing between this read and the CAS.)
             return self.not_applied(action, principal, surface).await;
         }
-        let now = now_ms();
+        let now = self.now_ms();
         let guard = CasGuard {
             from: ActionStatus::Pending,
             expected_hash: Some(&action.payload_hash),
@@ -91,7 +90,7 @@ impl Approvals {
             awaiting_edit: Some(false),
             ..ActionPatch::default()
         };
-        let entry = audit(&action, "confirm", String::new(), principal.id(), surface);
+        let entry = self.audit(&action, "confirm", String::new(), principal.id(), surface);
         let confirmed = match self
             .cas(&action, guard, ActionStatus::Confirmed, &patch, &entry)
             .await?
@@ -149,7 +148,7 @@ impl Approvals {
             expected_hash: Some(&action.payload_hash),
             unexpired_at_ms: None,
         };
-        let entry = audit(&action, "running", String::new(), principal.id(), surface);
+        let entry = self.audit(&action, "running", String::new(), principal.id(), surface);
         let running = match self
             .cas(
                 &action,
@@ -209,7 +208,7 @@ impl Approvals {
             ActionStatus::Failed
         };
         let event = if ok { "executed" } else { "failed" };
-        let entry = audit(running, event, String::new(), principal.id(), surface);
+        let entry = self.audit(running, event, String::new(), principal.id(), surface);
         let guard = CasGuard {
             from: ActionStatus::Running,
             expected_hash: Some(&running.payload_hash),
@@ -235,7 +234,7 @@ impl Approvals {
                 // Recovery (another process starting) ended it meanwhile: keep the truth
                 // that it did finish in the trail, without rewriting the record.
                 let detail = serde_json::json!({ "ok": ok }).to_string();
-                let late = audit(running, "finished_late", detail, principal.id(), surface);
+                let late = self.audit(running, "finished_late", detail, principal.id(), surface);
                 if let Err(e) = self.store.append_audit(&late).await {
                     tracing::warn!(error = %e, action = %running.id, "could not audit a late result");
                 }
@@ -273,7 +272,7 @@ impl Approvals {
             outcome: Some(outcome),
             ..ActionPatch::default()
         };
-        let entry = audit(running, "effect_changed", detail, principal.id(), surface);
+        let entry = self.audit(running, "effect_changed", detail, principal.id(), surface);
         match self
             .cas(running, guard, ActionStatus::Failed, &patch, &entry)
             .await?
@@ -301,7 +300,7 @@ impl Approvals {
             awaiting_edit: Some(false),
             ..ActionPatch::default()
         };
-        let entry = audit(&action, "cancel", String::new(), principal.id(), surface);
+        let entry = self.audit(&action, "cancel", String::new(), principal.id(), surface);
         match self
             .cas(&action, guard, ActionStatus::Cancelled, &patch, &entry)
             .await?
@@ -340,9 +339,9 @@ impl Approvals {
         let guard = CasGuard {
             from: ActionStatus::Pending,
             expected_hash: Some(&action.payload_hash),
-            unexpired_at_ms: Some(now_ms()),
+            unexpired_at_ms: Some(self.now_ms()),
         };
-        let entry = audit(&action, "revise", text, principal.id(), surface);
+        let entry = self.audit(&action, "revise", text, principal.id(), surface);
         match self
             .cas(&action, guard, ActionStatus::Pending, &patch, &entry)
             .await?
@@ -373,7 +372,7 @@ impl Approvals {
         principal: &Principal,
         surface: Surface,
     ) -> Result<Resolution, ApprovalError> {
-        if current.status == ActionStatus::Pending && current.expires_at_ms <= now_ms() {
+        if current.status == ActionStatus::Pending && current.expires_at_ms <= self.now_ms() {
             let expired = self.expire_one(&current, principal.id(), surface).await?;
             return Ok(not_current(expired));
         }
@@ -403,7 +402,7 @@ impl Approvals {
         } else {
             "edit_closed"
         };
-        let entry = audit(&action, event, String::new(), principal.id(), surface);
+        let entry = self.audit(&action, event, String::new(), principal.id(), surface);
         match self
             .cas(&action, guard, ActionStatus::Pending, &patch, &entry)
             .await?
@@ -433,7 +432,7 @@ impl Approvals {
             awaiting_edit: Some(false),
             ..ActionPatch::default()
         };
-        let entry = audit(action, "expire", String::new(), principal, surface);
+        let entry = self.audit(action, "expire", String::new(), principal, surface);
         match self
             .cas(action, guard, ActionStatus::Expired, &patch, &entry)
             .await?
@@ -447,7 +446,7 @@ impl Approvals {
     pub(crate) async fn expire_overdue(&self) -> Result<usize, ApprovalError> {
         let overdue = self
             .store
-            .overdue_actions(now_ms(), 500)
+            .overdue_actions(self.now_ms(), 500)
             .await
             .map_err(store_err)?;
         let mut n = 0;
@@ -485,7 +484,7 @@ impl Approvals {
                     ..ActionPatch::default()
                 };
                 let detail = serde_json::json!({ "was": status.as_str() }).to_string();
-                let entry = audit(
+                let entry = self.audit(
                     &action,
                     "interrupted",
                     detail,

@@ -1,13 +1,14 @@
 //! Running an approved action, minus the bookkeeping: the defence-in-depth payload check, the
 //! registry call with the card's preview in the context (`approved_preview`), the new card an
 //! effect that changed since approval gets, a revision's re-validated payload, the outcome
-//! texts a record may carry, and the test-only crash failpoints.
+//! texts a record may carry, and the crash failpoints (compiled only with the test feature
+//! `failpoints`; without it `failpoint` is empty).
 //!
 //! Owns no status change: every compare-and-set (confirmed → running → executed | failed,
 //! and the recovery of interrupted actions) stays in `resolve.rs`, which calls these helpers.
 
 use super::payload::{canonical, payload_hash};
-use super::record::{Approvals, now_ms};
+use super::record::Approvals;
 use crate::port::ApprovalError;
 use steward_protocol::{ActionKind, ActionStatus, PendingAction, Principal};
 use steward_tools::{ApprovedRun, ToolContext};
@@ -16,7 +17,13 @@ use steward_tools::{ApprovedRun, ToolContext};
 /// right after an action is confirmed and before it is marked running; with `while_running`
 /// it aborts after the tool has run and before its result is recorded (the action is left
 /// `running`, its effect done). The crash-safety tests kill Steward at exactly those moments.
+/// Only a build with the feature `failpoints` reads it (see `failpoints_built_in`).
 pub const FAILPOINT_ENV: &str = "STEWARD_TEST_FAILPOINT";
+
+/// Whether this build carries the failpoints (feature `failpoints`: test builds only).
+pub fn failpoints_built_in() -> bool {
+    cfg!(feature = "failpoints")
+}
 
 /// Outcome text stored on an action a restart interrupted (left `confirmed` or `running`).
 /// Never "it was not run": once confirmed, nobody can be sure the effect did not happen.
@@ -30,11 +37,17 @@ pub(crate) const UNRECORDABLE: &str =
     "the tool finished but its output could not be recorded; check its effects";
 
 /// Aborts the process when the failpoint `name` is armed (see `FAILPOINT_ENV`).
+#[cfg(feature = "failpoints")]
 pub(crate) fn failpoint(name: &str) {
     if std::env::var(FAILPOINT_ENV).as_deref() == Ok(name) {
         std::process::abort();
     }
 }
+
+/// Without the feature a failpoint is nothing: no environment read, no abort.
+#[cfg(not(feature = "failpoints"))]
+#[inline(always)]
+pub(crate) fn failpoint(_name: &str) {}
 
 /// The outcome and audit detail of an action whose effect changed, naming its new card.
 pub(crate) fn effect_changed_record(reissued: Option<&PendingAction>) -> (String, String) {
@@ -147,7 +160,7 @@ impl Approvals {
             .get(&old.tool)
             .and_then(|t| t.approval_ttl())
             .unwrap_or(self.settings.default_ttl);
-        let now = now_ms();
+        let now = self.now_ms();
         PendingAction {
             id: uuid::Uuid::new_v4().to_string(),
             preview,

@@ -6,14 +6,14 @@ use super::*;
 use std::sync::Arc;
 use steward_memory::{Memory, MemoryConfig};
 use steward_protocol::{FactSource, PrincipalId, Provenance};
-use steward_store::{MemoryStore, NewFact, NewNote, SqliteStore};
+use steward_store::{NewFact, NewNote, Store, StoreConfig};
 
 fn principal(id: &str) -> Principal {
     Principal::authenticated(PrincipalId::parse(id).unwrap())
 }
 
-fn desk() -> (MemoryService, Arc<SqliteStore>) {
-    let store = Arc::new(SqliteStore::open_in_memory().unwrap());
+fn desk() -> (MemoryService, Arc<dyn Store>) {
+    let store = steward_store::open(&StoreConfig::in_memory()).unwrap();
     let memory = Arc::new(Memory::new(store.clone(), None, MemoryConfig::default()));
     (MemoryService::new(memory), store)
 }

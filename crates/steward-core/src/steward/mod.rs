@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use steward_llm::{LlmError, ModelRef, Models};
-use steward_protocol::{ConversationId, FailureKind, Inbound, TurnEvent, TurnId};
+use steward_protocol::{Clock, ConversationId, FailureKind, Inbound, TurnEvent, TurnId};
 use steward_store::Store;
 use steward_tools::ToolRegistry;
 use tokio::sync::mpsc;
@@ -48,6 +48,9 @@ pub struct StewardDeps {
     /// Secret values from the configuration (API keys, tokens, MCP credentials): an
     /// outbound call that carries one asks first (see `taint`).
     pub secrets: Vec<String>,
+    /// "Now" for every time the assistant reads: approval expiry and grants, audit entries,
+    /// request records, the `<context>` block, stored timestamps.
+    pub clock: Arc<dyn Clock>,
 }
 
 struct Job {
@@ -81,6 +84,7 @@ impl Steward {
             tools: deps.tools.clone(),
             settings: deps.approvals,
             timezone: deps.settings.timezone.clone(),
+            clock: deps.clock.clone(),
         });
         let private = PrivateValues {
             memory: deps.memory.as_ref().map(|w| w.memory.clone()),
@@ -90,6 +94,7 @@ impl Steward {
             inner: Arc::new(Inner {
                 deps: TurnDeps {
                     store: deps.store,
+                    clock: deps.clock,
                     models: deps.models,
                     tools: deps.tools,
                     settings: deps.settings,

@@ -4,14 +4,15 @@ use super::*;
 use std::sync::Arc;
 use steward_memory::{Memory, MemoryConfig};
 use steward_protocol::{FactSource, Provenance};
-use steward_store::{NewFact, NewNote, SqliteStore, Store};
+use steward_store::{NewFact, NewNote, Store};
 
 const USER: &str = "owner";
 const ADDRESS: &str = "12 Rue de la Paix, 75002 Paris";
 const SECRET: &str = "sk-canary-0123456789";
 
 async fn private() -> PrivateValues {
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let store: Arc<dyn Store> =
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let memory = Arc::new(Memory::new(store, None, MemoryConfig::default()));
     memory
         .remember(

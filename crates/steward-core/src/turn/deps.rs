@@ -12,7 +12,7 @@ use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
 use crate::taint::PrivateValues;
 use std::sync::Arc;
 use steward_llm::Models;
-use steward_protocol::TurnId;
+use steward_protocol::{Clock, TurnId};
 use steward_store::Store;
 use steward_tools::ToolRegistry;
 use tokio_util::sync::CancellationToken;
@@ -22,6 +22,8 @@ use tokio_util::task::TaskTracker;
 /// running turns are not here, so a turn cannot reach into another conversation's work.
 pub(crate) struct TurnDeps {
     pub(crate) store: Arc<dyn Store>,
+    /// "Now" for everything the turn stamps or shows (request records, the context block).
+    pub(crate) clock: Arc<dyn Clock>,
     pub(crate) models: Arc<Models>,
     pub(crate) tools: Arc<ToolRegistry>,
     pub(crate) settings: AgentSettings,
@@ -42,14 +44,11 @@ pub(crate) struct TurnDeps {
 
 impl TurnDeps {
     pub(crate) fn now_unix(&self) -> i64 {
-        self.now_ms() / 1000
+        self.clock.now_secs()
     }
 
     pub(crate) fn now_ms(&self) -> i64 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0)
+        self.clock.now_ms()
     }
 }
 

@@ -62,7 +62,9 @@ impl From<steward_store::StoreError> for Failure {
         Failure {
             kind: FailureKind::Store,
             message: "Steward could not read or save this conversation; see the server log.".into(),
-            retryable: true,
+            // A busy database or a storage hiccup may pass; corrupt data or a refused write
+            // will not, so a client should not resend the same turn for those.
+            retryable: e.is_transient(),
         }
     }
 }

@@ -9,8 +9,10 @@ use std::time::Duration;
 use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, Assistant, ModelBinding, Steward, StewardDeps};
 use steward_llm::{ModelRef, Models, ProviderConfig, ProviderKind, RetryPolicy};
-use steward_protocol::{ConversationId, Inbound, Principal, PrincipalId, Surface, TurnEvent};
-use steward_store::SqliteStore;
+use steward_protocol::{
+    Clock, ConversationId, Inbound, Principal, PrincipalId, Surface, SystemClock, TurnEvent,
+};
+use steward_store::StoreConfig;
 use steward_testkit::FakeModel;
 use steward_tools::ToolRegistry;
 
@@ -37,7 +39,7 @@ pub fn openai_provider(base_url: String) -> ProviderConfig {
 
 pub struct Harness {
     pub steward: Steward,
-    pub store: Arc<SqliteStore>,
+    pub store: Arc<dyn steward_store::Store>,
 }
 
 pub fn harness(fake: &FakeModel, settings: AgentSettings, model: Option<&str>) -> Harness {
@@ -62,7 +64,26 @@ pub fn harness_full(
     tools: ToolRegistry,
     approvals: ApprovalSettings,
 ) -> Harness {
-    let store = Arc::new(SqliteStore::open_in_memory().unwrap());
+    harness_clocked(
+        models,
+        settings,
+        model,
+        tools,
+        approvals,
+        SystemClock::shared(),
+    )
+}
+
+/// [`harness_full`] with the store and the assistant on `clock` (a test's `ManualClock`).
+pub fn harness_clocked(
+    models: Models,
+    settings: AgentSettings,
+    model: Option<&str>,
+    tools: ToolRegistry,
+    approvals: ApprovalSettings,
+    clock: Arc<dyn Clock>,
+) -> Harness {
+    let store = steward_store::open(&StoreConfig::in_memory().with_clock(clock.clone())).unwrap();
     let steward = Steward::new(StewardDeps {
         store: store.clone(),
         models: Arc::new(models),
@@ -75,6 +96,7 @@ pub fn harness_full(
         approvals,
         memory: None,
         secrets: Vec::new(),
+        clock,
     });
     Harness { steward, store }
 }
@@ -121,7 +143,7 @@ pub fn harness_with_memory(
     fake: &FakeModel,
     extract: bool,
 ) -> (Harness, Arc<steward_memory::Memory>) {
-    let store = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let store = steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let memory = Arc::new(steward_memory::Memory::new(
         store.clone(),
         None,
@@ -143,6 +165,7 @@ pub fn harness_with_memory(
             extraction_model: None,
         }),
         secrets: Vec::new(),
+        clock: SystemClock::shared(),
     });
     (Harness { steward, store }, memory)
 }

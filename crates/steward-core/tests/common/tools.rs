@@ -91,7 +91,7 @@ impl Tool for Recorder {
 pub struct Watcher {
     pub name: &'static str,
     pub output: String,
-    pub store: Arc<Mutex<Option<Arc<steward_store::SqliteStore>>>>,
+    pub store: Arc<Mutex<Option<Arc<dyn steward_store::Store>>>>,
     pub seen: Arc<Mutex<Vec<Vec<String>>>>,
 }
 

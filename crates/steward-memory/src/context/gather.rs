@@ -6,7 +6,6 @@
 //! relevance scoring (`recall`).
 
 use super::{ContextItem, Section, priority, render};
-use crate::memory::now_ms;
 use crate::{Memory, MemoryError, RecallMode, RecallOptions};
 use steward_protocol::{
     ConversationId, FactSource, MAX_TAGS, MemoryKind, Provenance, Quarantine, Tag,
@@ -68,7 +67,7 @@ impl Memory {
         quarantine: Quarantine,
         message: &str,
     ) -> Result<ContextBlock, MemoryError> {
-        let now = now_ms();
+        let now = self.now_ms();
         let mut items = Vec::new();
         let mut tainted_by = Vec::new();
 

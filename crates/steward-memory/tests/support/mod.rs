@@ -10,7 +10,7 @@ use steward_llm::{Models, ProviderConfig, ProviderKind, RetryPolicy};
 use steward_memory::embed::{EmbedError, Embedder};
 use steward_memory::{Memory, MemoryConfig, RecallMode, RecallOptions};
 use steward_protocol::Provenance;
-use steward_store::{NewNote, SqliteStore, Store};
+use steward_store::{NewNote, Store};
 use steward_testkit::FakeModel;
 
 /// Each lower-cased word hashed (FNV-1a) into one of 64 dimensions; L2-normalised. Texts
@@ -65,7 +65,8 @@ impl Embedder for HashEmbedder {
 
 /// Memory over a fresh in-memory store with the hash embedder.
 pub fn memory_with(cfg: MemoryConfig) -> (Memory, Arc<dyn Store>, Arc<HashEmbedder>) {
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let store: Arc<dyn Store> =
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let embedder = Arc::new(HashEmbedder {
         fail: AtomicBool::new(false),
     });

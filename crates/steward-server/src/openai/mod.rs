@@ -25,10 +25,10 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use std::sync::OnceLock;
-use std::time::{SystemTime, UNIX_EPOCH};
 use steward_core::{TurnEnd, TurnView};
-use steward_protocol::{ActionCard, ConversationId, Inbound, Principal, Replay, Surface, TurnId};
+use steward_protocol::{
+    ActionCard, Clock, ConversationId, Inbound, Principal, Replay, Surface, TurnId,
+};
 
 /// Names the conversation on requests and echoes it on responses.
 pub(crate) const CONVERSATION_HEADER: HeaderName =
@@ -39,23 +39,22 @@ const MODEL_ID: &str = "steward";
 
 /// The model object (`created` is required by the OpenAI schema): when this server started,
 /// the closest thing Steward has to the model's creation.
-fn model_object() -> Value {
-    static STARTED: OnceLock<u64> = OnceLock::new();
+fn model_object(state: &AppState) -> Value {
     json!({
         "id": MODEL_ID,
         "object": "model",
-        "created": *STARTED.get_or_init(unix_now),
+        "created": state.started_secs,
         "owned_by": "steward",
     })
 }
 
-pub(crate) async fn list_models() -> Json<Value> {
-    Json(json!({"object": "list", "data": [model_object()]}))
+pub(crate) async fn list_models(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({"object": "list", "data": [model_object(&state)]}))
 }
 
-pub(crate) async fn get_model(Path(id): Path<String>) -> Response {
+pub(crate) async fn get_model(State(state): State<AppState>, Path(id): Path<String>) -> Response {
     if id == MODEL_ID {
-        return Json(model_object()).into_response();
+        return Json(model_object(&state)).into_response();
     }
     ApiError::new(
         StatusCode::NOT_FOUND,
@@ -121,9 +120,9 @@ async fn run(state: AppState, prepared: Prepared, principal: Principal) -> Respo
             .map(str::to_owned)
             .or(prepared.model_hint)
             .unwrap_or_else(|| MODEL_ID.to_owned());
-        stream::response(rx, model, prepared.include_usage)
+        stream::response(rx, model, prepared.include_usage, state.clock.now_secs())
     } else {
-        completion(rx).await
+        completion(rx, state.clock.as_ref()).await
     };
     if let Ok(value) = HeaderValue::from_str(conversation.as_str()) {
         resp.headers_mut().insert(CONVERSATION_HEADER, value);
@@ -131,7 +130,7 @@ async fn run(state: AppState, prepared: Prepared, principal: Principal) -> Respo
     resp
 }
 
-async fn completion(rx: steward_core::TurnStream) -> Response {
+async fn completion(rx: steward_core::TurnStream, clock: &dyn Clock) -> Response {
     let view = TurnView::collect(rx).await;
     match view.end.clone() {
         Some(TurnEnd::Final {
@@ -155,7 +154,8 @@ async fn completion(rx: steward_core::TurnStream) -> Response {
             let body = json!({
                 "id": id,
                 "object": "chat.completion",
-                "created": unix_now(),
+                // When the answer was complete, as OpenAI stamps it.
+                "created": clock.now_secs(),
                 "model": model,
                 "choices": [{
                     "index": 0,
@@ -201,11 +201,4 @@ fn completion_id(turn_id: Option<&str>) -> String {
         Some(id) => format!("chatcmpl-{id}"),
         None => format!("chatcmpl-{}", uuid::Uuid::new_v4()),
     }
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }

@@ -7,7 +7,7 @@
 //! submitting the turn (`mod.rs`). Tool progress is deliberately not sent: OpenAI clients
 //! would misread it as assistant text.
 
-use super::{approval_note, completion_id, unix_now};
+use super::{approval_note, completion_id};
 use crate::api::KEEP_ALIVE;
 use crate::error::{VANISHED_MESSAGE, failure_kind_str};
 use crate::turn::view_line;
@@ -21,11 +21,17 @@ use steward_core::TurnStream;
 use steward_core::{Change, TurnEnd, TurnView};
 use steward_protocol::{TurnId, Usage};
 
-pub(super) fn response(rx: TurnStream, model: String, include_usage: bool) -> Response {
+/// `created_secs`: when the stream began (every chunk carries the same `created`).
+pub(super) fn response(
+    rx: TurnStream,
+    model: String,
+    include_usage: bool,
+    created_secs: i64,
+) -> Response {
     let state = Chunker {
         rx,
         id: completion_id(None),
-        created: unix_now(),
+        created: created_secs,
         model,
         include_usage,
         role_sent: false,
@@ -45,7 +51,7 @@ pub(super) fn response(rx: TurnStream, model: String, include_usage: bool) -> Re
 struct Chunker {
     rx: TurnStream,
     id: String,
-    created: u64,
+    created: i64,
     model: String,
     include_usage: bool,
     role_sent: bool,

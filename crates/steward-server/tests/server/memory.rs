@@ -9,11 +9,11 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use steward_memory::{Memory, MemoryConfig};
 use steward_protocol::{FactSource, Provenance};
-use steward_store::{MemoryStore, NewFact, NewNote, SqliteStore};
+use steward_store::{MemoryStore, NewFact, NewNote};
 
 struct Mem {
     server: crate::support::Server,
-    store: Arc<SqliteStore>,
+    store: Arc<dyn steward_store::Store>,
 }
 
 async fn start_memory() -> Mem {
@@ -21,7 +21,7 @@ async fn start_memory() -> Mem {
 }
 
 async fn start_memory_with(max_body_bytes: usize) -> Mem {
-    let store = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let store = steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let memory = Arc::new(Memory::new(store.clone(), None, MemoryConfig::default()));
     let mut cfg = crate::support::config();
     cfg.max_body_bytes = max_body_bytes;

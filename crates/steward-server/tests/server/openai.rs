@@ -466,3 +466,31 @@ async fn an_unnamed_request_with_a_key_gets_a_conversation_derived_from_it() {
     );
     assert_ne!(a, c);
 }
+
+#[tokio::test]
+async fn created_comes_from_the_servers_clock() {
+    use steward_protocol::ManualClock;
+    let clock = ManualClock::at_ms(1_750_000_000_500);
+    let mut cfg = steward_server::ServerConfig::new(TOKEN, crate::support::owner_id());
+    cfg.clock = clock.clone();
+    let server = crate::support::start_with(Fake::standard(), cfg).await;
+    // Started later than the router was built: the model keeps its start time.
+    clock.advance(std::time::Duration::from_secs(3600));
+    let list = json_of(server.get("/v1/models").await).await;
+    assert_eq!(list["data"][0]["created"], 1_750_000_000, "{list}");
+
+    let whole = json_of(server.post(CHAT, &chat(json!("hi"))).await).await;
+    assert_eq!(whole["created"], 1_750_003_600, "{whole}");
+
+    clock.advance(std::time::Duration::from_secs(60));
+    let body = json!({"stream": true, "messages": [{"role": "user", "content": "hi"}]});
+    let text = server.post(CHAT, &body).await.text().await.unwrap();
+    let events = crate::support::parse_sse(&text);
+    let created: Vec<Value> = events
+        .iter()
+        .filter(|e| e.data != "[DONE]")
+        .map(|e| serde_json::from_str::<Value>(&e.data).unwrap()["created"].clone())
+        .collect();
+    assert!(!created.is_empty());
+    assert!(created.iter().all(|c| *c == 1_750_003_660), "{created:?}");
+}

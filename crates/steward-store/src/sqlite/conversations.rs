@@ -2,7 +2,7 @@
 //! and deleting conversations.
 //! Owns the SQL and the row <-> `Message` mapping; connection handling is in `mod.rs`.
 
-use super::{SqliteStore, decode_err, now_ms, sql_limit};
+use super::{SqliteStore, decode_err, sql_limit};
 use crate::{ConversationStore, ConversationSummary, HistoryItem, StoreError, validate};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 use steward_protocol::{ConversationId, ConversationTitle, Message, Role, ToolCall};
@@ -127,8 +127,8 @@ impl ConversationStore for SqliteStore {
         // The one scrub for stored text (`validate::messages`): NUL never fails an append.
         let rows = encode(&validate::messages(messages))?;
         let id = conversation.as_str().to_owned();
+        let now = self.now_ms();
         self.run(move |conn| {
-            let now = now_ms();
             // IMMEDIATE: the next seq is read and used under the write lock, so appends from
             // other processes cannot claim the same numbers.
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

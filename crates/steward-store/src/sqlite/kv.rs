@@ -1,7 +1,7 @@
 //! `KvStore` for SQLite. Owns the kv SQL; limits are checked in `crate::validate` so every
 //! adapter refuses the same inputs.
 
-use super::{SqliteStore, decode_err, now_ms, sql_limit};
+use super::{SqliteStore, decode_err, sql_limit};
 use crate::{KvStore, StoreError, validate};
 use rusqlite::{OptionalExtension, params};
 
@@ -34,9 +34,10 @@ impl KvStore for SqliteStore {
         validate::kv_key(key)?;
         validate::kv_value(value)?;
         let (key, value) = (key.to_owned(), value.to_owned());
+        let now = self.now_ms();
         self.run(move |conn| {
             conn.prepare_cached(PUT)?
-                .execute(params![key, value, now_ms()])?;
+                .execute(params![key, value, now])?;
             Ok(())
         })
         .await
@@ -46,10 +47,11 @@ impl KvStore for SqliteStore {
         validate::kv_key(key)?;
         validate::kv_value(value)?;
         let (key, value) = (key.to_owned(), value.to_owned());
+        let now = self.now_ms();
         self.run(move |conn| {
-            let inserted =
-                conn.prepare_cached(PUT_IF_ABSENT)?
-                    .execute(params![key, value, now_ms()])?;
+            let inserted = conn
+                .prepare_cached(PUT_IF_ABSENT)?
+                .execute(params![key, value, now])?;
             Ok(inserted == 1)
         })
         .await

@@ -1,5 +1,6 @@
 //! The SQLite adapter: opening and configuring the database file, and running each operation on
-//! a blocking thread against one connection. Owns connection handling; the SQL for each port
+//! a blocking thread against one connection. Owns connection handling and the times it stamps
+//! (from the injected `Clock`); the mapping of rusqlite errors is `error.rs`; the SQL for each port
 //! lives in `conversations.rs`, `kv.rs`, `approvals/` and `memory/`, the schema in
 //! `migrations/sqlite/`. Vector search needs no extension: each store keeps an in-process
 //! index of the vectors' sign bits (`memory/vectors/`), kept current through a change log.
@@ -10,11 +11,13 @@
 
 mod approvals;
 mod conversations;
+mod error;
 mod kv;
 mod memory;
 mod migrate;
 mod own_schema;
 mod turn_requests;
+pub(crate) use error::decode_err;
 pub use own_schema::own_schema_names;
 
 use crate::StoreError;
@@ -22,7 +25,8 @@ use rusqlite::{Connection, OpenFlags};
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+use steward_protocol::{Clock, SystemClock};
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const IN_MEMORY: &str = ":memory:";
@@ -36,6 +40,8 @@ pub struct SqliteStore {
     location: String,
     /// Fixed after `open`: migrations run only there.
     schema_version: i64,
+    /// Where the times the store stamps itself come from (appends, kv writes, embeddings).
+    clock: Arc<dyn Clock>,
 }
 
 impl fmt::Debug for SqliteStore {
@@ -50,9 +56,21 @@ impl fmt::Debug for SqliteStore {
 impl SqliteStore {
     /// Opens (creating if needed, with parent directories) the database at `path`, configures it
     /// (WAL, synchronous=NORMAL, 5 s busy timeout, foreign keys) and applies pending migrations.
+    /// Stamps times from the system clock. For this adapter's own tests: everything else opens
+    /// a store through `steward_store::open`.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        Self::open_file(path, SystemClock::shared())
+    }
+
+    /// A private database that lives as long as this value (for this adapter's own tests; the
+    /// rest use `steward_store::open(&StoreConfig::in_memory())`).
+    pub fn open_in_memory() -> Result<SqliteStore, StoreError> {
+        Self::open_memory(SystemClock::shared())
+    }
+
+    pub(crate) fn open_file(path: &Path, clock: Arc<dyn Clock>) -> Result<SqliteStore, StoreError> {
         let open_err = |source: Box<dyn std::error::Error + Send + Sync>| StoreError::Open {
-            path: path.to_path_buf(),
+            location: path.display().to_string(),
             source,
         };
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -68,28 +86,37 @@ impl SqliteStore {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| open_err(e.into()))?;
         configure(&conn, true).map_err(open_err)?;
-        Self::finish(conn, path.display().to_string())
+        Self::finish(conn, path.display().to_string(), clock)
     }
 
-    /// A private database that lives as long as this value (for tests and dry runs).
-    pub fn open_in_memory() -> Result<SqliteStore, StoreError> {
+    pub(crate) fn open_memory(clock: Arc<dyn Clock>) -> Result<SqliteStore, StoreError> {
         let open_err = |source: Box<dyn std::error::Error + Send + Sync>| StoreError::Open {
-            path: IN_MEMORY.into(),
+            location: IN_MEMORY.into(),
             source,
         };
         let conn = Connection::open_in_memory().map_err(|e| open_err(e.into()))?;
         configure(&conn, false).map_err(open_err)?;
-        Self::finish(conn, IN_MEMORY.to_owned())
+        Self::finish(conn, IN_MEMORY.to_owned(), clock)
     }
 
-    fn finish(mut conn: Connection, location: String) -> Result<SqliteStore, StoreError> {
+    fn finish(
+        mut conn: Connection,
+        location: String,
+        clock: Arc<dyn Clock>,
+    ) -> Result<SqliteStore, StoreError> {
         let schema_version = migrate::apply(&mut conn, &location)?;
         Ok(SqliteStore {
             conn: Arc::new(Mutex::new(conn)),
             vectors: Arc::default(),
             location,
             schema_version,
+            clock,
         })
+    }
+
+    /// Unix milliseconds now, by the store's clock.
+    fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
     }
 
     /// The schema version recorded in the database (`PRAGMA user_version`).
@@ -158,26 +185,7 @@ impl crate::Store for SqliteStore {
     }
 }
 
-/// Unix milliseconds; a clock before 1970 counts as 0 rather than failing a write.
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
-
 /// SQLite limits are i64; `usize::MAX` means "no limit" to callers and must not overflow.
 fn sql_limit(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX)
-}
-
-/// Decoding failures (wrong column type, bad UTF-8) mean the stored data is bad, not the query.
-fn decode_err(what: &str, e: rusqlite::Error) -> StoreError {
-    match e {
-        rusqlite::Error::FromSqlConversionFailure(..)
-        | rusqlite::Error::InvalidColumnType(..)
-        | rusqlite::Error::IntegralValueOutOfRange(..)
-        | rusqlite::Error::Utf8Error(..) => StoreError::Corrupt(format!("{what}: {e}")),
-        other => StoreError::Sqlite(other),
-    }
 }

@@ -1,5 +1,5 @@
-//! The builtin tools (all `Effect::Read`, cheap and deterministic given the clock) and
-//! small helpers they share: argument access and number formatting.
+//! The builtin tools (all `Effect::Read`, cheap and deterministic given the clock they are
+//! built with) and small helpers they share: argument access and number formatting.
 //! Does not own the registry or schema checking; see `crate::registry`.
 
 mod calculate;
@@ -12,16 +12,17 @@ use crate::schema::echo;
 use crate::{Tool, ToolError, ToolRegistry};
 use serde_json::Value;
 use std::sync::Arc;
+use steward_protocol::{Clock, SystemClock};
 
 pub use calculate::Calculate;
 pub use date_calc::DateCalc;
 pub use time::{ConvertTime, CurrentTime};
 pub use units::UnitConvert;
 
-/// Every builtin, in no particular order (the registry sorts).
-pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
+/// Every builtin, in no particular order (the registry sorts); `current_time` reads `clock`.
+pub fn builtin_tools(clock: Arc<dyn Clock>) -> Vec<Arc<dyn Tool>> {
     vec![
-        Arc::new(CurrentTime),
+        Arc::new(CurrentTime::new(clock)),
         Arc::new(ConvertTime),
         Arc::new(DateCalc),
         Arc::new(Calculate),
@@ -29,10 +30,16 @@ pub fn builtin_tools() -> Vec<Arc<dyn Tool>> {
     ]
 }
 
-/// A registry holding all builtins with default limits.
+/// A registry holding all builtins with default limits, on the system clock (tests and tools
+/// that need no other clock; the app builds its registry with its own clock).
 pub fn builtin_registry() -> ToolRegistry {
+    builtin_registry_with(SystemClock::shared())
+}
+
+/// [`builtin_registry`] with `current_time` reading `clock`.
+pub fn builtin_registry_with(clock: Arc<dyn Clock>) -> ToolRegistry {
     let mut registry = ToolRegistry::new();
-    for tool in builtin_tools() {
+    for tool in builtin_tools(clock) {
         let name = tool.name().to_owned();
         // Builtins have fixed, tested names and schemas; a failure here is a bug we log
         // rather than crash the assistant over.

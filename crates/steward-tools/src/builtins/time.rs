@@ -1,13 +1,14 @@
 //! `current_time` and `convert_time`, plus time-zone lookup shared with other builtins.
-//! Owns: IANA zone parsing and DST gap/overlap reporting. Does not own the clock source
-//! beyond `Utc::now()` (tests use the `*_at` functions with fixed instants).
+//! Owns: IANA zone parsing and DST gap/overlap reporting. Does not own the clock: `current_time`
+//! reads the `Clock` it was built with (the app's; a test's `ManualClock`).
 
 use super::{opt_str_arg, quoted, str_arg};
 use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use chrono::{DateTime, LocalResult, NaiveDateTime, SecondsFormat, TimeZone, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
-use steward_protocol::Effect;
+use std::sync::Arc;
+use steward_protocol::{Clock, Effect};
 
 const ZONE_HINT: &str = "use an IANA name like Europe/Paris or America/New_York";
 const NAIVE_FORMATS: &[&str] = &[
@@ -64,7 +65,22 @@ pub(crate) fn describe(dt: &DateTime<Tz>) -> String {
     )
 }
 
-pub struct CurrentTime;
+/// `current_time`: now, by `clock`, in a time zone.
+pub struct CurrentTime {
+    clock: Arc<dyn Clock>,
+}
+
+impl CurrentTime {
+    pub fn new(clock: Arc<dyn Clock>) -> CurrentTime {
+        CurrentTime { clock }
+    }
+
+    /// The clock's reading as a UTC date-time (a reading outside chrono's range, which no
+    /// working clock gives, counts as the epoch).
+    fn now(&self) -> DateTime<Utc> {
+        DateTime::from_timestamp_millis(self.clock.now_ms()).unwrap_or_default()
+    }
+}
 
 /// The `current_time` answer for a given instant.
 pub(crate) fn current_time_at(now: DateTime<Utc>, tz: Tz) -> String {
@@ -99,7 +115,7 @@ impl Tool for CurrentTime {
     }
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let tz = zone_or_default(opt_str_arg(&args, "timezone"), ctx)?;
-        Ok(current_time_at(Utc::now(), tz))
+        Ok(current_time_at(self.now(), tz))
     }
 }
 

@@ -2,7 +2,7 @@
 //! and the embedding backfill. Does not own argument parsing (`memory_cmd`) or the logic they
 //! run (`steward_memory`).
 
-use super::{Opened, failure, now_ms, snippet, terminal_safe};
+use super::{Opened, failure, snippet, terminal_safe};
 use crate::config::{Settings, provider_configs};
 use crate::words::count;
 use anyhow::bail;
@@ -41,7 +41,7 @@ pub(super) async fn reflect(
     )?;
     let model = ModelRef::parse(model)?;
     models.check(&model)?;
-    let since_ms = now_ms() - i64::from(since_hours) * 60 * 60 * 1000;
+    let since_ms = o.memory.now_ms() - i64::from(since_hours) * 60 * 60 * 1000;
     let r = o
         .memory
         .reflect(&models, &model, o.who.as_str(), since_ms)

@@ -203,11 +203,11 @@ fn config(dir: &Scratch, index: bool) -> LoadedConfig {
 pub fn registry(dir: &Scratch, index: bool, mcp_tools: usize) -> ToolRegistry {
     let loaded = config(dir, index);
     let settings = &loaded.settings;
-    let store = Arc::new(
-        steward_store::SqliteStore::open(&steward::app::database_path(settings)).expect("store"),
-    );
-    let memory = steward::memory_wiring::build_memory(settings, store).expect("memory");
-    let mut tools = steward::app::tools(settings, &memory).expect("tools");
+    let clock = steward::app::clock();
+    let store = steward::app::open_store(settings, clock.clone()).expect("store");
+    let memory =
+        steward::memory_wiring::build_memory(settings, store, clock.clone()).expect("memory");
+    let mut tools = steward::app::tools(settings, &memory, clock).expect("tools");
     for source in fixture_sources(mcp_tools) {
         tools.add_source(source);
     }
@@ -233,7 +233,7 @@ pub async fn measure(index: bool, mcp_tools: usize) -> Measurement {
         RetryPolicy::default(),
     )
     .expect("models");
-    let store = Arc::new(steward_store::SqliteStore::open_in_memory().expect("store"));
+    let store = steward_store::open(&steward_store::StoreConfig::in_memory()).expect("store");
     let steward = Steward::new(StewardDeps {
         store,
         models: Arc::new(models),
@@ -246,6 +246,7 @@ pub async fn measure(index: bool, mcp_tools: usize) -> Measurement {
         approvals: ApprovalSettings::default(),
         memory: None,
         secrets: Vec::new(),
+        clock: steward::app::clock(),
     });
     let mut rx = steward.submit(Inbound::new(
         ConversationId::parse("bench").expect("id"),

@@ -349,7 +349,8 @@ impl MemoryStore for SqliteStore {
         check::model_id(model_id)?;
         check::embedding(embedding)?;
         let (model_id, embedding) = (model_id.to_owned(), embedding.to_vec());
-        self.run(move |conn| vectors::put(conn, r, &model_id, &embedding))
+        let now = self.now_ms();
+        self.run(move |conn| vectors::put(conn, r, &model_id, &embedding, now))
             .await
     }
 

@@ -89,6 +89,7 @@ pub(super) fn put(
     r: MemoryRef,
     model_id: &str,
     embedding: &[f32],
+    now_ms: i64,
 ) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let doc: Option<(i64, String, i64)> = tx
@@ -125,7 +126,7 @@ pub(super) fn put(
         "INSERT INTO embeddings (model, doc_id, embedded_ms) VALUES (?1, ?2, ?3) \
          ON CONFLICT (model, doc_id) DO UPDATE SET embedded_ms = excluded.embedded_ms",
     )?
-    .execute(params![model.id, doc_id, crate::sqlite::now_ms()])?;
+    .execute(params![model.id, doc_id, now_ms])?;
     tx.commit()?;
     Ok(())
 }

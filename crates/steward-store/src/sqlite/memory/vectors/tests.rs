@@ -15,6 +15,9 @@ use rusqlite::Connection;
 use std::path::PathBuf;
 use steward_protocol::{MemoryKind, MemoryRef, Provenance};
 
+/// When these tests say their vectors were embedded (nothing here reads it back).
+const EMBEDDED_AT_MS: i64 = 1_000;
+
 const MODEL: &str = "test:rand";
 const T0: i64 = 1_700_000_000_000;
 
@@ -90,7 +93,7 @@ fn seed(
         .map(|i| {
             let r = add_note(conn, user, T0 + i as i64 * 1000);
             let v = rng.vector(dims);
-            put(conn, r, MODEL, &v).unwrap();
+            put(conn, r, MODEL, &v, EMBEDDED_AT_MS).unwrap();
             (r, v)
         })
         .collect()
@@ -168,7 +171,7 @@ fn filters_apply_inside_the_coarse_pass() {
     for i in 0..600 {
         let r = add_note(&mut conn, "u", T0 + i);
         let v: Vec<f32> = query.iter().map(|x| x + 0.01 * rng.unit()).collect();
-        put(&mut conn, r, MODEL, &v).unwrap();
+        put(&mut conn, r, MODEL, &v, EMBEDDED_AT_MS).unwrap();
     }
     let far: Vec<f32> = query.iter().map(|x| -x).collect();
     let learning = agenda::bump_learning(&mut conn, "u", "far away", T0).unwrap();
@@ -176,11 +179,11 @@ fn filters_apply_inside_the_coarse_pass() {
         kind: MemoryKind::Learning,
         id: learning.id,
     };
-    put(&mut conn, learning, MODEL, &far).unwrap();
+    put(&mut conn, learning, MODEL, &far, EMBEDDED_AT_MS).unwrap();
     let late = add_note(&mut conn, "u", T0 + 1_000_000);
-    put(&mut conn, late, MODEL, &far).unwrap();
+    put(&mut conn, late, MODEL, &far, EMBEDDED_AT_MS).unwrap();
     let other = add_note(&mut conn, "someone else", T0);
-    put(&mut conn, other, MODEL, &far).unwrap();
+    put(&mut conn, other, MODEL, &far, EMBEDDED_AT_MS).unwrap();
 
     let kinds = MemoryFilter {
         kinds: vec![MemoryKind::Learning],
@@ -222,7 +225,7 @@ fn an_exact_copy_of_the_query_is_found_among_many() {
     seed(&mut conn, &mut rng, "u", 1500, 128);
     let query = rng.vector(128);
     let planted = add_note(&mut conn, "u", T0);
-    put(&mut conn, planted, MODEL, &query).unwrap();
+    put(&mut conn, planted, MODEL, &query, EMBEDDED_AT_MS).unwrap();
     let hits = search(&conn, "u", MODEL, &query, &MemoryFilter::default(), 3).unwrap();
     assert_eq!(hits.len(), 3);
     assert_eq!(hits[0].0, planted);
@@ -294,14 +297,14 @@ fn the_index_follows_writes_of_another_connection() {
 
     // Inserted elsewhere: a row equal to the query must come first here.
     let planted = add_note(&mut b, "u", T0);
-    put(&mut b, planted, MODEL, &query).unwrap();
+    put(&mut b, planted, MODEL, &query, EMBEDDED_AT_MS).unwrap();
     let top = search_with(&a, &mut ix, "u", MODEL, &query, &MemoryFilter::default(), 1);
     assert_eq!(refs(&top.unwrap()), [planted], "insert seen");
 
     // Replaced elsewhere: the planted row moves away, another row moves onto the query.
     let far: Vec<f32> = query.iter().map(|x| -x).collect();
-    put(&mut b, planted, MODEL, &far).unwrap();
-    put(&mut b, rows[5].0, MODEL, &query).unwrap();
+    put(&mut b, planted, MODEL, &far, EMBEDDED_AT_MS).unwrap();
+    put(&mut b, rows[5].0, MODEL, &query, EMBEDDED_AT_MS).unwrap();
     let top = search_with(&a, &mut ix, "u", MODEL, &query, &MemoryFilter::default(), 1);
     assert_eq!(refs(&top.unwrap()), [rows[5].0], "replacement seen");
     assert_in_step(&a, &mut ix, &query, "after replacements");
@@ -324,7 +327,7 @@ fn the_index_follows_writes_of_another_connection() {
 
     // Writes from this connection are seen too (the log, not the other side, drives it).
     let mine = add_note(&mut a, "u", T0);
-    put(&mut a, mine, MODEL, &query).unwrap();
+    put(&mut a, mine, MODEL, &query, EMBEDDED_AT_MS).unwrap();
     let top = search_with(&a, &mut ix, "u", MODEL, &query, &MemoryFilter::default(), 1);
     assert_eq!(refs(&top.unwrap()), [mine]);
 }
@@ -341,7 +344,7 @@ fn an_index_behind_a_pruned_log_reloads_in_full() {
     // Many writes elsewhere, then the log is cut to its last entry: the entries this index
     // has not seen are gone, so catching up from the log alone would miss the first rows.
     let planted = add_note(&mut b, "u", T0);
-    put(&mut b, planted, MODEL, &query).unwrap();
+    put(&mut b, planted, MODEL, &query, EMBEDDED_AT_MS).unwrap();
     let gone = seed(&mut b, &mut rng, "u", 3, 16);
     prune_to(&b, 1).unwrap();
     let left: i64 = b
@@ -357,7 +360,7 @@ fn an_index_behind_a_pruned_log_reloads_in_full() {
     }
     // Pruning leaves the newest entries: an index that is only a little behind catches up.
     let newer = add_note(&mut a, "u", T0);
-    put(&mut a, newer, MODEL, &query).unwrap();
+    put(&mut a, newer, MODEL, &query, EMBEDDED_AT_MS).unwrap();
     prune_to(&a, 5).unwrap();
     let hits = search_with(&a, &mut ix, "u", MODEL, &query, &MemoryFilter::default(), 2);
     let mut top2 = refs(&hits.unwrap());
