@@ -1,4 +1,5 @@
-//! Plain types shared by all Steward crates: ids and validated values, chat messages, tool calls, usage,
+//! Plain types shared by all Steward crates: ids and validated values, chat messages and their
+//! parts (attachments, uploads, blob references), tool calls, usage,
 //! tool effects, inbound messages and the `TurnEvent` stream that surfaces project.
 //!
 //! Owns: the vocabulary. Does not own: any IO, storage, wire format of a model API,
@@ -10,6 +11,7 @@ mod feed;
 mod ids;
 mod memory;
 mod message;
+mod parts;
 mod request;
 pub mod secret_url;
 mod title;
@@ -22,6 +24,10 @@ pub use feed::FeedEvent;
 pub use ids::{ConversationId, IdError, Principal, Surface};
 pub use memory::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, Quarantine};
 pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};
+pub use parts::{
+    Attachment, BlobRef, DEFAULT_MAX_MESSAGE_PART_BYTES, DEFAULT_MAX_PART_BYTES, DEFAULT_MAX_PARTS,
+    FileName, MAX_FILE_NAME_LEN, MimeType, PartError, PartKind, PartLimits, Upload, human_size,
+};
 pub use request::{Replay, RequestKey, RequestKeyError};
 pub use title::{ConversationTitle, MAX_TITLE_CHARS, TitleError};
 pub use values::{

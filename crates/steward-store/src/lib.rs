@@ -1,5 +1,6 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
-//! `MemoryStore`, `TurnRequestStore`, `Store`) that the rest of the workspace codes against, and the SQLite adapter
+//! `MemoryStore`, `TurnRequestStore`, `Store`, and `BlobStore` for the bytes of message parts,
+//! with its filesystem adapter `FsBlobStore`) that the rest of the workspace codes against, and the SQLite adapter
 //! (FTS5 and an in-process sign-bit index over plain vector tables for memory search) with
 //! its embedded migrations.
 //!
@@ -9,6 +10,7 @@
 //! echoing stored values in errors.
 
 mod approvals_port;
+mod blobs;
 mod codec;
 mod error;
 mod memory_port;
@@ -23,6 +25,7 @@ pub mod contract;
 pub use approvals_port::{
     ActionPatch, ApprovalStore, AuditEntry, AuditRecord, CasGuard, Score, Transition,
 };
+pub use blobs::{BlobError, BlobStore, FsBlobStore};
 pub use error::StoreError;
 pub use memory_port::{
     FactWrite, Intention, Learning, MemoryFilter, MemoryItem, MemoryStore, NewFact, NewNote,
