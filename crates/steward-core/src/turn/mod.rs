@@ -301,6 +301,7 @@ async fn turn_body(
         tools: inner.tools.offer(conversation),
         max_output_tokens: Some(settings.max_output_tokens),
         temperature: None,
+        parts: Default::default(),
     };
     let mut tool_ctx = ToolContext::new(
         conversation.clone(),

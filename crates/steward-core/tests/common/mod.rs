@@ -32,6 +32,7 @@ pub fn openai_provider(base_url: String) -> ProviderConfig {
         stream: true,
         request_timeout: Duration::from_secs(10),
         connect_timeout: Duration::from_secs(2),
+        parts: None,
     }
 }
 

@@ -229,6 +229,7 @@ pub async fn measure(index: bool, mcp_tools: usize) -> Measurement {
             stream: true,
             request_timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(2),
+            parts: None,
         }],
         RetryPolicy::default(),
     )
