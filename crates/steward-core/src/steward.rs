@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use steward_llm::{LlmError, ModelRef, Models};
 use steward_protocol::{ConversationId, FailureKind, Inbound, RequestKey, Surface, TurnEvent};
-use steward_store::Store;
+use steward_store::{BlobStore, Store};
 use steward_tools::ToolRegistry;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -44,6 +44,9 @@ pub struct StewardDeps {
     /// Secret values from the configuration (API keys, tokens, MCP credentials): an
     /// outbound call that carries one asks first (see `taint`).
     pub secrets: Vec<String>,
+    /// Where the bytes of message parts are kept; None: a message with parts is refused
+    /// (`Failed{unsupported}`).
+    pub blobs: Option<Arc<dyn BlobStore>>,
 }
 
 struct Job {
@@ -54,6 +57,7 @@ struct Job {
 
 pub(crate) struct Inner {
     pub(crate) store: Arc<dyn Store>,
+    pub(crate) blobs: Option<Arc<dyn BlobStore>>,
     pub(crate) models: Arc<Models>,
     pub(crate) tools: Arc<ToolRegistry>,
     pub(crate) settings: AgentSettings,
@@ -102,6 +106,7 @@ impl Steward {
                 feed: Arc::new(Feed::new()),
                 deliverers: RwLock::new(HashMap::new()),
                 store: deps.store,
+                blobs: deps.blobs,
                 models: deps.models,
                 tools: deps.tools,
                 settings: deps.settings,

@@ -156,6 +156,7 @@ async fn a_memory_tool_writes_under_the_principal_of_the_turn_that_called_it() {
         approvals: ApprovalSettings::default(),
         memory: None,
         secrets: Vec::new(),
+        blobs: None,
     });
     fake.push(Step::Reply(Reply::tool_call(
         "remember",

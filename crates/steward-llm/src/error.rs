@@ -33,7 +33,9 @@ pub enum LlmError {
     Cancelled,
     /// A message part the model cannot take (checked before any call): `part` names its kind,
     /// name and type.
-    #[error("{model} cannot take the {part}; send it to a model that takes it (providers.NAME.parts lists what a provider is sent), or describe it in words")]
+    #[error(
+        "{model} cannot take the {part}; send it to a model that takes it (providers.NAME.parts lists what a provider is sent), or describe it in words"
+    )]
     Unsupported { model: String, part: String },
 }
 

@@ -5,16 +5,16 @@
 //! carrying Gemini's thought signatures through those ids. Does not own: HTTP plumbing
 //! (`http`), retries (`models`).
 
+use crate::PartBytes;
 use crate::call::{self, Streamed, Wire};
 use crate::http::Http;
+use crate::parts::{self, PartSupport};
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, ChatResponse, FinishReason, LlmError, ModelProvider, ProviderConfig, TextSink,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
-use crate::PartBytes;
-use crate::parts::{self, PartSupport};
 use steward_protocol::{Message, MimeType, Role, ToolCall, Usage};
 use tokio_util::sync::CancellationToken;
 

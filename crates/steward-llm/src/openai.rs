@@ -3,16 +3,16 @@
 //!
 //! Owns: this one wire format. Does not own: HTTP plumbing (`http`), retries (`models`).
 
+use crate::PartBytes;
 use crate::call::{self, Streamed, Wire};
 use crate::http::Http;
+use crate::parts::{self, PartSupport};
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, ChatResponse, FinishReason, LlmError, ModelProvider, ProviderConfig, TextSink,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
-use crate::parts::{self, PartSupport};
-use crate::PartBytes;
 use steward_protocol::{Message, MimeType, PartKind, Role, ToolCall, Usage};
 use tokio_util::sync::CancellationToken;
 

@@ -40,7 +40,6 @@ impl PartBytes {
     pub fn len(&self) -> usize {
         self.0.len()
     }
-
 }
 
 impl fmt::Debug for PartBytes {

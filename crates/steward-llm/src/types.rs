@@ -5,9 +5,9 @@
 //! `openai`, `anthropic`, `gemini` modules) or retry policy (see `models`).
 
 use crate::LlmError;
+use crate::PartBytes;
 use std::fmt;
 use std::time::Duration;
-use crate::PartBytes;
 use steward_protocol::{Message, MimeType, PartKind, ToolCall, ToolSpec, Usage};
 use tokio_util::sync::CancellationToken;
 

@@ -17,6 +17,7 @@ use crate::steward::Inner;
 use crate::taint::{TurnTaint, trust_of};
 
 mod failure;
+mod parts;
 use crate::tool_round::run_tool_round;
 pub(crate) use failure::Failure;
 use failure::{failed, stopped};
@@ -222,7 +223,7 @@ async fn turn_body(
     let kind = how.kind;
     // A resumed attempt already went through the gates that answer without the model.
     let first = kind == TurnKind::User && !how.resume;
-    if inbound.text.trim().is_empty() {
+    if inbound.text.trim().is_empty() && inbound.attachments.is_empty() {
         return Err(Failure::new(FailureKind::Input, "The message is empty."));
     }
     // Before any gate that answers without the model: with no model, a message (a bare
@@ -230,11 +231,16 @@ async fn turn_body(
     let Some(primary) = ctx.binding.primary.clone() else {
         return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));
     };
-    if first && let Some(done) = read_later_gate(inner, inbound).await? {
+    // Parts the model cannot take, or too big, are refused before anything is stored.
+    parts::admit(inner, &primary, inbound)?;
+    // The gates answer from the text alone: a message with parts always reaches the model,
+    // so no photo is dropped into read-later or taken for an edit in words.
+    let gated = first && inbound.attachments.is_empty();
+    if gated && let Some(done) = read_later_gate(inner, inbound).await? {
         return Ok(done);
     }
     let conversation = &inbound.conversation;
-    if first && let Some(done) = edit_turn(ctx, inbound, events).await? {
+    if gated && let Some(done) = edit_turn(ctx, inbound, events).await? {
         return Ok(done);
     }
     let stored = inner
@@ -254,11 +260,11 @@ async fn turn_body(
         messages = before;
         after = rest;
     } else {
-        // What the user said is saved before anything can fail (the store scrubs what it keeps).
-        inner
-            .store
-            .append_messages(conversation, &[Message::user(inbound.text.clone())])
-            .await?;
+        // What the user said is saved before anything can fail (the store scrubs what it keeps);
+        // its parts' blobs first, so a stored message never names a missing blob.
+        parts::store(inner, inbound).await?;
+        let said = Message::user_with(inbound.text.clone(), parts::attachments(inbound));
+        inner.store.append_messages(conversation, &[said]).await?;
         if let Some(recorder) = how.recorder {
             recorder.user_stored(inner).await;
         }
@@ -288,11 +294,13 @@ async fn turn_body(
     } else {
         String::new()
     };
-    messages.push(Message::user(format!(
-        "{context}{instructions}{remembered}{}",
-        inbound.text
-    )));
+    messages.push(Message::user_with(
+        format!("{context}{instructions}{remembered}{}", inbound.text),
+        parts::attachments(inbound),
+    ));
     messages.extend(after);
+    // Only the parts this request sends are read back (`history::parts_to_send`).
+    let part_bytes = parts::bytes_for(inner, &primary, &messages, inbound).await;
 
     let mut request = ChatRequest {
         system: system_prompt().to_owned(),
@@ -301,7 +309,7 @@ async fn turn_body(
         tools: inner.tools.offer(conversation),
         max_output_tokens: Some(settings.max_output_tokens),
         temperature: None,
-        parts: Default::default(),
+        parts: part_bytes,
     };
     let mut tool_ctx = ToolContext::new(
         conversation.clone(),

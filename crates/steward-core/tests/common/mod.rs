@@ -76,6 +76,7 @@ pub fn harness_full(
         approvals,
         memory: None,
         secrets: Vec::new(),
+        blobs: None,
     });
     Harness { steward, store }
 }
@@ -144,6 +145,7 @@ pub fn harness_with_memory(
             extraction_model: None,
         }),
         secrets: Vec::new(),
+        blobs: None,
     });
     (Harness { steward, store }, memory)
 }

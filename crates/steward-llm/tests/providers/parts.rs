@@ -152,11 +152,31 @@ async fn gemini_gets_inline_data_parts() {
 async fn a_part_the_model_cannot_take_is_refused_before_the_call() {
     let cases = [
         // Anthropic has no audio block; OpenAI's input_audio takes only wav and mp3.
-        (ProviderKind::Anthropic, None, "audio/wav", "audio part voice (audio/wav)"),
-        (ProviderKind::OpenAi, None, "audio/ogg", "audio part voice (audio/ogg)"),
+        (
+            ProviderKind::Anthropic,
+            None,
+            "audio/wav",
+            "audio part voice (audio/wav)",
+        ),
+        (
+            ProviderKind::OpenAi,
+            None,
+            "audio/ogg",
+            "audio part voice (audio/ogg)",
+        ),
         // An owner's text-only provider (`parts = "none"`).
-        (ProviderKind::OpenAi, Some(vec![]), "audio/wav", "image part photo.png (image/png)"),
-        (ProviderKind::Gemini, Some(vec![PartKind::Image]), "audio/wav", "audio part voice (audio/wav)"),
+        (
+            ProviderKind::OpenAi,
+            Some(vec![]),
+            "audio/wav",
+            "image part photo.png (image/png)",
+        ),
+        (
+            ProviderKind::Gemini,
+            Some(vec![PartKind::Image]),
+            "audio/wav",
+            "audio part voice (audio/wav)",
+        ),
     ];
     for (kind, parts, audio, named) in cases {
         // Would answer, were it asked.
@@ -166,7 +186,13 @@ async fn a_part_the_model_cannot_take_is_refused_before_the_call() {
         let model = ModelRef::parse("p:vision-less").unwrap();
         let m = models(vec![cfg]);
         let err = m
-            .chat(&model, None, &request(audio), None, &CancellationToken::new())
+            .chat(
+                &model,
+                None,
+                &request(audio),
+                None,
+                &CancellationToken::new(),
+            )
             .await
             .unwrap_err();
         match &err {
@@ -174,7 +200,10 @@ async fn a_part_the_model_cannot_take_is_refused_before_the_call() {
             other => panic!("{kind:?}: expected Unsupported, got {other:?}"),
         }
         let msg = err.to_string();
-        assert!(msg.contains("p:vision-less") && msg.contains(named), "{msg}");
+        assert!(
+            msg.contains("p:vision-less") && msg.contains(named),
+            "{msg}"
+        );
         assert!(!err.is_retryable());
         assert!(server.requests().is_empty(), "{kind:?}: no request is sent");
         // The same check is what the assistant asks before it stores anything.
@@ -193,7 +222,12 @@ async fn a_part_without_its_bytes_is_a_placeholder_even_on_a_text_only_model() {
         json!({"choices": [{"message": {"content": "ok"}, "finish_reason": "stop"}]}),
     )])
     .await;
-    let mut cfg = config("p", ProviderKind::OpenAi, &format!("{}/v1", server.base), false);
+    let mut cfg = config(
+        "p",
+        ProviderKind::OpenAi,
+        &format!("{}/v1", server.base),
+        false,
+    );
     cfg.parts = Some(Vec::new());
     models(vec![cfg])
         .chat(

@@ -247,6 +247,7 @@ pub async fn measure(index: bool, mcp_tools: usize) -> Measurement {
         approvals: ApprovalSettings::default(),
         memory: None,
         secrets: Vec::new(),
+        blobs: None,
     });
     let mut rx = steward.submit(Inbound::new(
         ConversationId::parse("bench").expect("id"),
