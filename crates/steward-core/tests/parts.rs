@@ -334,7 +334,7 @@ async fn an_oversized_part_is_refused_before_it_is_stored() {
     let (kind, message) = failure(&events);
     assert_eq!(kind, FailureKind::TooLarge);
     assert!(
-        message.contains("larger than the limit of 1 KB"),
+        message.contains("larger than the limit of 1024 bytes (1 KB)"),
         "{message}"
     );
     assert_nothing_stored(&h, &fake).await;

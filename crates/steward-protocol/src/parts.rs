@@ -510,9 +510,9 @@ pub enum PartError {
     BadBase64,
     #[error("a text/plain part must be UTF-8 text")]
     NotUtf8Text,
-    #[error("a part of {} is larger than the limit of {}", human_size(*size), human_size(*limit))]
+    #[error("a part of {size} bytes is larger than the limit of {limit} bytes ({})", human_size(*limit))]
     PartTooLarge { size: u64, limit: u64 },
-    #[error("the message's parts come to {}, over the limit of {}", human_size(*size), human_size(*limit))]
+    #[error("the message's parts come to {size} bytes, over the limit of {limit} bytes ({})", human_size(*limit))]
     MessageTooLarge { size: u64, limit: u64 },
     #[error("a message may carry at most {limit} parts (this one has {count})")]
     TooManyParts { count: usize, limit: usize },

@@ -19,6 +19,7 @@ mod events;
 mod listen;
 mod memory;
 mod openai;
+mod parts;
 mod trace;
 mod turn;
 
@@ -30,6 +31,7 @@ use std::fmt;
 use std::sync::Arc;
 use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed};
 use steward_memory::Memory;
+use steward_protocol::PartLimits;
 
 pub use cors::CorsOrigins;
 pub use listen::{ConnLimits, serve, serve_with};
@@ -64,6 +66,10 @@ pub struct ServerConfig {
     pub conversations: Option<Arc<dyn ConversationDesk>>,
     /// The event feed behind `/api/v1/events`; `None` = it answers 503.
     pub feed: Option<Arc<dyn EventFeed>>,
+    /// Size limits of message parts (the assistant's blob store enforces the same ones):
+    /// `/api/v1/messages` accepts bodies big enough for them, and refuses a part past them
+    /// with 413 before decoding it.
+    pub parts: PartLimits,
 }
 
 impl ServerConfig {
@@ -78,6 +84,7 @@ impl ServerConfig {
             cors_origins: CorsOrigins::default(),
             conversations: None,
             feed: None,
+            parts: PartLimits::default(),
         }
     }
 }
@@ -94,6 +101,7 @@ impl fmt::Debug for ServerConfig {
             .field("cors_origins", &self.cors_origins)
             .field("conversations", &self.conversations.is_some())
             .field("feed", &self.feed.is_some())
+            .field("parts", &self.parts)
             .finish()
     }
 }
@@ -108,6 +116,9 @@ pub(crate) struct AppState {
     pub(crate) memory: Option<Arc<Memory>>,
     pub(crate) conversations: Option<Arc<dyn ConversationDesk>>,
     pub(crate) feed: Option<Arc<dyn EventFeed>>,
+    pub(crate) parts: PartLimits,
+    /// The body limit for everything but parts' data (routes taking parts allow more).
+    pub(crate) max_body_bytes: usize,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
@@ -126,7 +137,12 @@ pub fn router(
         memory: cfg.memory,
         conversations: cfg.conversations,
         feed: cfg.feed,
+        parts: cfg.parts,
+        max_body_bytes: cfg.max_body_bytes,
     };
+    // The one route taking parts reads bodies as big as its parts allow (it checks the rest
+    // against `max_body_bytes` itself).
+    let with_parts = DefaultBodyLimit::max(parts::body_limit(cfg.max_body_bytes, &cfg.parts));
     let cors = cors::layer(&cfg.cors_origins);
     let mut routes = Router::new();
     if let Some(mcp) = cfg.mcp {
@@ -135,7 +151,10 @@ pub fn router(
     }
     let routes = routes
         .route("/health", get(health))
-        .route("/api/v1/messages", post(api::post_message))
+        .route(
+            "/api/v1/messages",
+            post(api::post_message).layer(with_parts),
+        )
         .route("/api/v1/events", get(events::events))
         .route("/api/v1/conversations", get(conversations::list))
         .route(

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, MemoryWiring, ModelBinding, Steward, StewardDeps};
 use steward_llm::{ModelRef, Models, RetryPolicy};
-use steward_store::SqliteStore;
+use steward_store::{FsBlobStore, SqliteStore};
 use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 
 /// The one user of a personal install, until multi-user principals arrive.
@@ -18,6 +18,13 @@ pub struct App {
     pub memory: Arc<steward_memory::Memory>,
     /// The MCP client (None without servers): shut it down to end sessions properly.
     pub mcp: Option<Arc<steward_mcp::McpManager>>,
+    /// The size limits of message parts the blob store enforces (the HTTP API checks the same).
+    pub part_limits: steward_protocol::PartLimits,
+}
+
+/// Where the bytes of message parts live: `<data_dir>/blobs/`.
+pub fn blobs_path(settings: &Settings) -> std::path::PathBuf {
+    settings.data_dir.join("blobs")
 }
 
 /// The database file inside the data directory.
@@ -137,6 +144,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
         )
     })?;
     let store = Arc::new(SqliteStore::open(&database_path(settings))?);
+    let blobs = Arc::new(FsBlobStore::open(blobs_path(settings), settings.parts)?);
     let memory = crate::memory_wiring::build_memory(settings, store.clone())?;
     let retry = RetryPolicy {
         max_retries: settings.model_retries,
@@ -183,12 +191,14 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
             extraction_model,
         }),
         secrets: settings.secret_values(),
+        blobs: Some(blobs),
     });
     Ok(App {
         steward,
         store,
         memory,
         mcp,
+        part_limits: settings.parts,
     })
 }
 

@@ -66,6 +66,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             cors_origins: settings.http.cors_origins.clone(),
             conversations: Some(Arc::new(app.steward.clone())),
             feed: Some(Arc::new(app.steward.clone())),
+            parts: app.part_limits,
         },
     );
     let limits = ConnLimits {

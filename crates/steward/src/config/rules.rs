@@ -88,6 +88,8 @@ pub(crate) enum Rule {
     OriginList,
     /// `none` | `searxng` | `brave` | `tavily`.
     SearchBackend,
+    /// `none`, or part kinds (`image`, `audio`, `file`) separated by commas.
+    PartKinds,
 }
 
 impl Rule {
@@ -128,6 +130,9 @@ impl Rule {
                  `https://chat.example.com, http://localhost:3000` (no path, no wildcard)"
                 .into(),
             Rule::SearchBackend => "one of \"none\", \"searxng\", \"brave\", \"tavily\"".into(),
+            Rule::PartKinds => "`none` (text only) or part kinds separated by commas: `image`, \
+                 `audio`, `file` (each only as far as the provider's API takes it)"
+                .into(),
         }
     }
 
@@ -205,6 +210,7 @@ impl Rule {
             Rule::HostList => steward_tools::AllowList::parse(s).is_ok(),
             Rule::OriginList => steward_server::CorsOrigins::parse(s).is_ok(),
             Rule::SearchBackend => steward_tools::SearchBackend::parse(s).is_some(),
+            Rule::PartKinds => part_kinds(s).is_some(),
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {
@@ -236,6 +242,23 @@ fn is_env_name(s: &str) -> bool {
     let mut bytes = s.bytes();
     matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_')
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// `none` → no kinds; `image, file` → those; anything else (an unknown or repeated kind, an
+/// empty item) → None.
+pub(crate) fn part_kinds(s: &str) -> Option<Vec<steward_protocol::PartKind>> {
+    if s.trim() == "none" {
+        return Some(Vec::new());
+    }
+    let mut out = Vec::new();
+    for item in s.split(',') {
+        let kind = steward_protocol::PartKind::parse(item.trim()).ok()?;
+        if out.contains(&kind) {
+            return None;
+        }
+        out.push(kind);
+    }
+    Some(out)
 }
 
 /// `[a-z0-9_-]{1,32}`: user-defined provider names.
@@ -282,6 +305,26 @@ mod tests {
         assert!(is_provider_name("groq-2"));
         assert!(!is_provider_name("Groq"));
         assert!(!is_provider_name(&"a".repeat(33)));
+    }
+
+    #[test]
+    fn part_kind_lists() {
+        use steward_protocol::PartKind;
+        assert_eq!(part_kinds("none"), Some(vec![]));
+        assert_eq!(
+            part_kinds("image, file"),
+            Some(vec![PartKind::Image, PartKind::File])
+        );
+        for bad in [
+            "",
+            "video",
+            "image,,file",
+            "image,image",
+            "none,image",
+            "Image",
+        ] {
+            assert!(Rule::PartKinds.parse_text(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
