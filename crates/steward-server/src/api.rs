@@ -8,12 +8,12 @@
 
 use crate::AppState;
 use crate::body::{
-    check_text, fresh_conversation, idempotency_key, parse_conversation, parse_json, read_bytes,
+    check_text, fresh_conversation, idempotency_key, parse_conversation, read_bytes,
 };
 use crate::error::{
     ApiError, SHOULD_RETRY, VANISHED_MESSAGE, failure_kind_str, failure_status, should_retry,
 };
-use crate::parts::{PartRequest, uploads};
+use crate::parts::{PartRequest, parse_with_parts, too_large_body, uploads};
 use crate::trace::record_conversation;
 use axum::Json;
 use axum::body::Bytes;
@@ -53,14 +53,12 @@ pub(crate) async fn post_message(
 ) -> Result<Response, ApiError> {
     let bytes = read_bytes(body)?;
     let body_len = bytes.len();
-    let req: MessageRequest = parse_json(&headers, Ok(bytes))?;
+    let req: MessageRequest = parse_with_parts(&headers, bytes, state.max_body_bytes)?;
     // The route takes bodies big enough for parts; the rest of the body still has to fit
     // the server's own body limit.
     let parts_len: usize = req.attachments.iter().map(PartRequest::encoded_len).sum();
     if body_len.saturating_sub(parts_len) > state.max_body_bytes {
-        return Err(ApiError::too_large(
-            "request body is larger than the configured limit",
-        ));
+        return Err(too_large_body());
     }
     let conversation = match req.conversation_id.as_deref() {
         Some(raw) => parse_conversation(raw, "conversation_id")?,

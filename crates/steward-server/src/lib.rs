@@ -140,8 +140,8 @@ pub fn router(
         parts: cfg.parts,
         max_body_bytes: cfg.max_body_bytes,
     };
-    // The one route taking parts reads bodies as big as its parts allow (it checks the rest
-    // against `max_body_bytes` itself).
+    // The two routes taking parts read bodies as big as their parts allow (each checks the
+    // rest against `max_body_bytes` itself).
     let with_parts = DefaultBodyLimit::max(parts::body_limit(cfg.max_body_bytes, &cfg.parts));
     let cors = cors::layer(&cfg.cors_origins);
     let mut routes = Router::new();
@@ -191,7 +191,10 @@ pub fn router(
             patch(memory::patch_note).delete(memory::delete_note),
         )
         .route("/api/v1/memory/search", get(memory::search))
-        .route("/v1/chat/completions", post(openai::chat_completions))
+        .route(
+            "/v1/chat/completions",
+            post(openai::chat_completions).layer(with_parts),
+        )
         .route("/v1/models", get(openai::list_models))
         .route("/v1/models/{id}", get(openai::get_model))
         .fallback(error::not_found)

@@ -32,10 +32,44 @@ pub(crate) struct PartRequest {
 }
 
 impl PartRequest {
+    /// A part from another surface's shape (the OpenAI endpoint's content parts).
+    pub(crate) fn new(mime_type: &str, name: Option<&str>, data_base64: &str) -> Self {
+        PartRequest {
+            kind: None,
+            mime_type: mime_type.to_owned(),
+            name: name.map(str::to_owned),
+            data_base64: data_base64.to_owned(),
+            sha256: None,
+        }
+    }
+
     /// The length of this part's data in the body (what the body limit allows for parts).
     pub(crate) fn encoded_len(&self) -> usize {
         self.data_base64.len()
     }
+}
+
+/// Parse the JSON body of a route taking parts. Such a route reads bodies past
+/// `max_body_bytes` (room for parts' data); one that does not even parse is refused as too
+/// large rather than malformed, as it would have been without parts.
+pub(crate) fn parse_with_parts<T: serde::de::DeserializeOwned>(
+    headers: &axum::http::HeaderMap,
+    bytes: axum::body::Bytes,
+    max_body_bytes: usize,
+) -> Result<T, ApiError> {
+    let len = bytes.len();
+    crate::body::parse_json(headers, Ok(bytes)).map_err(|e| {
+        if len > max_body_bytes {
+            too_large_body()
+        } else {
+            e
+        }
+    })
+}
+
+/// The refusal of a body whose non-part bytes are past the body limit.
+pub(crate) fn too_large_body() -> ApiError {
+    ApiError::too_large("request body is larger than the configured limit")
 }
 
 /// The largest body a route taking parts must accept: `max_body_bytes` for everything else,
@@ -46,6 +80,15 @@ pub(crate) fn body_limit(max_body_bytes: usize, limits: &PartLimits) -> usize {
     max_body_bytes
         .saturating_add(parts)
         .saturating_add(limits.max_parts.saturating_mul(PART_JSON_OVERHEAD))
+}
+
+/// `data:<mime>;base64,<data>` split into (mime, data); None for anything else (a remote
+/// URL included: Steward never fetches a part for the model).
+pub(crate) fn split_data_url(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("data:")?;
+    let (mime, data) = rest.split_once(',')?;
+    let mime = mime.strip_suffix(";base64")?;
+    Some((mime, data))
 }
 
 /// The decoded size of standard, padded base64, from its length and padding alone; None
@@ -129,6 +172,22 @@ mod tests {
             assert_eq!(decoded_len(&b64), Some(data.len() as u64), "{b64}");
         }
         assert_eq!(decoded_len("abc"), None);
+    }
+
+    #[test]
+    fn data_urls_split_and_other_urls_do_not() {
+        assert_eq!(
+            split_data_url("data:image/png;base64,AAAA"),
+            Some(("image/png", "AAAA"))
+        );
+        for other in [
+            "https://example.com/cat.png",
+            "data:image/png,AAAA",
+            "data:image/png;base64",
+            "file:///etc/passwd",
+        ] {
+            assert_eq!(split_data_url(other), None, "{other}");
+        }
     }
 
     #[test]

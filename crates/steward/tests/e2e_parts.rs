@@ -261,3 +261,29 @@ async fn a_provider_configured_text_only_refuses_every_part() {
     let (status, _) = post(&srv, json!({"conversation_id": "t", "text": "hello"})).await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test]
+async fn an_openai_client_can_send_a_photo_as_a_data_url() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("oa-parts");
+    let srv = serve(&dir, &fake, "gemini:gemini-fake", &[]);
+    let content = json!([
+        {"type": "text", "text": "what is this?"},
+        {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", b64(PHOTO))}},
+    ]);
+    let resp = client()
+        .post(srv.url("/v1/chat/completions"))
+        .bearer_auth(TOKEN)
+        .header("x-steward-conversation", "oa-parts")
+        .json(&json!({"model": "steward", "messages": [{"role": "user", "content": content}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let sent = parts_of(user_turns(&fake.requests()[0].body).last().unwrap());
+    assert!(
+        sent.contains(&json!({"inlineData": {"mimeType": "image/png", "data": b64(PHOTO)}})),
+        "{sent:?}"
+    );
+    assert_eq!(files(&dir.path().join("blobs")).len(), 1);
+}

@@ -70,7 +70,7 @@ pub(crate) async fn chat_completions(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    match prepare(&headers, body) {
+    match prepare(&headers, body, &state.parts, state.max_body_bytes) {
         Ok(prepared) => run(state, prepared).await,
         Err(err) => err.flavor(Flavor::OpenAi).into_response(),
     }
@@ -110,6 +110,7 @@ async fn run(state: AppState, prepared: Prepared) -> Response {
         prepared.text,
     );
     inbound.instructions = prepared.instructions;
+    inbound.attachments = prepared.attachments;
     inbound.request = Some(prepared.request);
     let rx = state.assistant.submit(inbound);
     let mut resp = if prepared.stream {

@@ -201,3 +201,79 @@ async fn a_model_that_cannot_take_a_part_is_422_and_a_refused_size_413() {
         assert_eq!(json_of(resp).await["error"]["kind"], wire);
     }
 }
+
+const CHAT: &str = "/v1/chat/completions";
+
+fn chat(content: Value) -> Value {
+    json!({"model": "steward", "messages": [{"role": "user", "content": content}]})
+}
+
+#[tokio::test]
+async fn the_openai_endpoint_takes_data_url_images_input_audio_and_pdf_files() {
+    let server = start(Fake::standard()).await;
+    let content = json!([
+        {"type": "text", "text": "what is this?"},
+        {"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", b64(PHOTO)), "detail": "auto"}},
+        {"type": "input_audio", "input_audio": {"data": b64(AUDIO), "format": "mp3"}},
+        {"type": "file", "file": {"filename": "a.pdf", "file_data": format!("data:application/pdf;base64,{}", b64(b"%PDF"))}},
+    ]);
+    let resp = server.post(CHAT, &chat(content)).await;
+    assert_eq!(resp.status(), 200);
+    let seen = server.fake.seen();
+    assert_eq!(seen[0].text, "what is this?");
+    let parts = &seen[0].attachments;
+    let mimes: Vec<&str> = parts
+        .iter()
+        .map(|p| p.attachment().mime_type().as_str())
+        .collect();
+    assert_eq!(mimes, ["image/png", "audio/mpeg", "application/pdf"]);
+    assert_eq!(&**parts[0].data(), PHOTO);
+    assert_eq!(parts[2].attachment().name().unwrap().as_str(), "a.pdf");
+}
+
+#[tokio::test]
+async fn the_openai_endpoint_refuses_remote_urls_odd_formats_and_oversized_parts() {
+    let mut cfg = ServerConfig::new(TOKEN);
+    cfg.parts.max_part_bytes = 8;
+    let server = start_with(Fake::standard(), cfg).await;
+    let cases = [
+        (
+            json!({"type": "image_url", "image_url": {"url": "https://example.com/x.png"}}),
+            400,
+            "does not fetch",
+        ),
+        (
+            json!({"type": "image_url", "image_url": {"url": format!("data:image/svg+xml;base64,{}", b64(b"<svg"))}}),
+            400,
+            "media type not allowed",
+        ),
+        (
+            json!({"type": "input_audio", "input_audio": {"data": b64(b"x"), "format": "flac"}}),
+            400,
+            "wav",
+        ),
+        (
+            json!({"type": "file", "file": {"file_id": "file-123"}}),
+            400,
+            "file ids",
+        ),
+        (
+            json!({"type": "video_url", "video_url": {}}),
+            400,
+            "only content parts",
+        ),
+        (
+            json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", b64(PHOTO))}}),
+            413,
+            "larger than the limit",
+        ),
+    ];
+    for (part, status, needle) in cases {
+        let resp = server.post(CHAT, &chat(json!([part]))).await;
+        assert_eq!(resp.status(), status, "{needle}");
+        let err = json_of(resp).await;
+        let msg = err["error"]["message"].as_str().unwrap();
+        assert!(msg.contains(needle), "{msg}");
+    }
+    assert!(server.fake.seen().is_empty());
+}
