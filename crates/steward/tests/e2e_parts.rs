@@ -160,6 +160,21 @@ async fn a_photo_and_a_voice_note_reach_each_provider_in_its_wire_format() {
             assert_eq!(mode, 0o600, "{b:?}");
         }
 
+        // The read side lists what was attached, never the bytes.
+        let page: Value = client()
+            .get(srv.url("/api/v1/conversations/p1"))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let listed = &page["messages"][0]["attachments"][0];
+        assert_eq!(listed["name"], "bike.png", "{page}");
+        assert_eq!(listed["size"], PHOTO.len());
+        assert!(!page.to_string().contains(&b64(PHOTO)));
+
         // The next turn's history carries the photo again (the previous user message).
         let (status, _) = post(
             &srv,
