@@ -16,6 +16,7 @@ mod request;
 pub mod secret_url;
 mod title;
 pub mod untrusted;
+mod upload;
 mod values;
 
 pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};
@@ -25,11 +26,13 @@ pub use ids::{ConversationId, IdError, Principal, Surface};
 pub use memory::{Fact, FactSource, MemoryKind, MemoryRef, Note, Provenance, Quarantine};
 pub use message::{Effect, Inbound, Message, Role, ToolCall, ToolSpec, Usage};
 pub use parts::{
-    Attachment, BlobRef, DEFAULT_MAX_MESSAGE_PART_BYTES, DEFAULT_MAX_PART_BYTES, DEFAULT_MAX_PARTS,
-    FileName, MAX_FILE_NAME_LEN, MimeType, PartError, PartKind, PartLimits, Upload, human_size,
+    Attachment, BlobRef, FileName, MAX_FILE_NAME_LEN, MimeType, PartError, PartKind, human_size,
 };
 pub use request::{Replay, RequestKey, RequestKeyError};
 pub use title::{ConversationTitle, MAX_TITLE_CHARS, TitleError};
+pub use upload::{
+    DEFAULT_MAX_MESSAGE_PART_BYTES, DEFAULT_MAX_PART_BYTES, DEFAULT_MAX_PARTS, PartLimits, Upload,
+};
 pub use values::{
     ActionId, FactKey, GrantId, MAX_FACT_KEY_LEN, MAX_OPAQUE_ID_LEN, MAX_TAG_LEN, MAX_TAGS,
     MAX_TOOL_NAME_LEN, Problem, Tag, ToolName, TurnId, ValueError, ValueKind,

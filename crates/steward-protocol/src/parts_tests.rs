@@ -1,7 +1,7 @@
 //! Unit tests of the part rules: media types, file names, blob references, limits, serde.
 
 use super::*;
-use crate::Message;
+use crate::{Message, PartLimits, Upload};
 
 fn png() -> MimeType {
     MimeType::parse("image/png").unwrap()
