@@ -3,10 +3,33 @@
 //! A model API rejects a tool result whose call it has not seen, and a tool call without
 //! its result; Anthropic and Gemini also require the first message to be the user's. So the
 //! window is cut by message count, then repaired by dropping whole broken groups, never by
-//! separating a call from its result.
+//! separating a call from its result. A message keeps its parts (attachments) whatever is
+//! cut: they are part of the message.
+//!
+//! Which parts are sent again as data (`parts_to_send`): those of the newest two user
+//! messages — the one being answered and the one before it, so "and what is behind the
+//! car?" still sees the photo — and no older ones, which the model reads as a placeholder
+//! (`[image: photo.jpg, 120 KB]`). An image costs about as many tokens as a page of text on
+//! every call it is sent, and the window holds up to `agent.history_messages` messages.
 
 use std::collections::HashSet;
-use steward_protocol::{Message, Role};
+use steward_protocol::{Attachment, Message, Role};
+
+/// How many of the newest user messages have their parts sent as data.
+pub(crate) const PARTS_RESENT_USER_MESSAGES: usize = 2;
+
+/// The attachments whose bytes go with a request built from `messages` (oldest first): the
+/// parts of the newest `PARTS_RESENT_USER_MESSAGES` user messages; every other attachment is
+/// sent as its placeholder text.
+pub(crate) fn parts_to_send(messages: &[Message]) -> Vec<&Attachment> {
+    messages
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::User)
+        .take(PARTS_RESENT_USER_MESSAGES)
+        .flat_map(|m| m.attachments.iter())
+        .collect()
+}
 
 /// The last `max` messages of `messages`, minus anything that would break pairing:
 /// orphan tool results, assistant tool calls lacking a result, and everything before the
@@ -63,7 +86,17 @@ pub fn trim_history(messages: &[Message], max: usize) -> Vec<Message> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use steward_protocol::ToolCall;
+    use steward_protocol::{BlobRef, MimeType, ToolCall};
+
+    fn photo(n: usize) -> Attachment {
+        let bytes = format!("photo {n}");
+        Attachment::new(
+            MimeType::parse("image/jpeg").unwrap(),
+            bytes.len() as u64,
+            None,
+            BlobRef::of(bytes.as_bytes()),
+        )
+    }
 
     fn call(id: usize) -> ToolCall {
         ToolCall {
@@ -113,8 +146,13 @@ mod tests {
         prop::collection::vec(prop::collection::vec(1usize..4, 0..3), 0..8).prop_map(|turns| {
             let mut next = 0;
             let mut msgs = Vec::new();
-            for rounds in turns {
-                msgs.push(Message::user("q"));
+            for (t, rounds) in turns.into_iter().enumerate() {
+                // Every other user message carries a photo: trimming must keep it with its message.
+                if t % 2 == 0 {
+                    msgs.push(Message::user_with("q", vec![photo(t)]));
+                } else {
+                    msgs.push(Message::user("q"));
+                }
                 for n in rounds {
                     let calls: Vec<ToolCall> = (0..n)
                         .map(|_| {
@@ -185,5 +223,29 @@ mod tests {
         let h = trim_history(&msgs, 4);
         assert_eq!(h, msgs[4..].to_vec());
         assert_eq!(trim_history(&msgs, 6), msgs);
+    }
+
+    #[test]
+    fn only_the_newest_two_user_messages_send_their_parts() {
+        let c = call(1);
+        let msgs = vec![
+            Message::user_with("oldest", vec![photo(0)]),
+            Message::assistant("a", vec![]),
+            Message::user_with("previous", vec![photo(1), photo(2)]),
+            Message::assistant("", vec![c.clone()]),
+            Message::tool_result(&c, "r"),
+            Message::assistant("b", vec![]),
+            Message::user_with("current", vec![photo(3)]),
+        ];
+        let sent: Vec<&Attachment> = parts_to_send(&msgs);
+        assert_eq!(sent, vec![&photo(3), &photo(1), &photo(2)]);
+        // A current message without parts still lets the previous one's photo through.
+        let mut plain = msgs.clone();
+        plain[6] = Message::user("and behind the car?");
+        assert_eq!(parts_to_send(&plain), vec![&photo(1), &photo(2)]);
+        assert!(parts_to_send(&msgs[..2]).contains(&&photo(0)));
+        // Trimming keeps every part with its message.
+        let trimmed = trim_history(&msgs, 5);
+        assert_eq!(trimmed[0].attachments, vec![photo(1), photo(2)]);
     }
 }

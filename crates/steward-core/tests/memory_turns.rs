@@ -157,6 +157,7 @@ async fn a_memory_tool_writes_under_the_principal_of_the_turn_that_called_it() {
         memory: None,
         secrets: Vec::new(),
         clock: steward_protocol::SystemClock::shared(),
+        blobs: None,
     });
     fake.push(Step::Reply(Reply::tool_call(
         "remember",

@@ -3,15 +3,17 @@
 //!
 //! Owns: this one wire format. Does not own: HTTP plumbing (`http`), retries (`models`).
 
+use crate::PartBytes;
 use crate::call::{self, Streamed, Wire};
 use crate::http::Http;
+use crate::parts::{self, PartSupport};
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, ChatResponse, FinishReason, LlmError, ModelProvider, ProviderConfig, TextSink,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
-use steward_protocol::{Role, ToolCall, Usage};
+use steward_protocol::{MimeType, PartKind, Role, ToolCall, Usage};
 use tokio_util::sync::CancellationToken;
 
 const API_VERSION: &str = "2023-06-01";
@@ -20,6 +22,7 @@ const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 pub(crate) struct Anthropic {
     http: Http,
+    parts: PartSupport,
 }
 
 impl Anthropic {
@@ -31,6 +34,7 @@ impl Anthropic {
         }
         Ok(Anthropic {
             http: Http::new(cfg, &auth)?,
+            parts: PartSupport::of(cfg),
         })
     }
 }
@@ -49,10 +53,11 @@ fn input_object(raw: &str) -> Value {
 
 /// Messages as Anthropic wants them: content blocks, tool results inside user turns, and
 /// consecutive same-role turns merged because the API requires strict alternation.
-pub(crate) fn messages(msgs: &[steward_protocol::Message]) -> Vec<Value> {
+pub(crate) fn messages(msgs: &[steward_protocol::Message], bytes: &PartBytes) -> Vec<Value> {
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for m in msgs {
         let (role, blocks) = match m.role {
+            Role::User if !m.attachments.is_empty() => ("user", user_blocks(m, bytes)),
             Role::User => (
                 "user",
                 text_block(&m.content).into_iter().collect::<Vec<_>>(),
@@ -87,6 +92,37 @@ pub(crate) fn messages(msgs: &[steward_protocol::Message]) -> Vec<Value> {
         .collect()
 }
 
+/// A user message with parts: `image` and `document` blocks (base64 sources; a plain-text
+/// document as a `text` source) first, as Anthropic advises, then the text with placeholders
+/// for parts not sent. Audio has no block: `accepts` refuses it before the call.
+fn user_blocks(m: &steward_protocol::Message, bytes: &PartBytes) -> Vec<Value> {
+    let (text, mut blocks) = parts::encode_parts(m, bytes, |a, data| {
+        let media_type = a.mime_type().as_str();
+        let source = match (a.kind(), media_type) {
+            (PartKind::Image, _) | (PartKind::File, "application/pdf") => {
+                json!({"type": "base64", "media_type": media_type, "data": parts::base64(data)})
+            }
+            (PartKind::File, "text/plain") => json!({
+                "type": "text",
+                "media_type": media_type,
+                "data": std::str::from_utf8(data).ok()?,
+            }),
+            _ => return None,
+        };
+        let mut block = if a.kind() == PartKind::Image {
+            json!({"type": "image", "source": source})
+        } else {
+            json!({"type": "document", "source": source})
+        };
+        if let (PartKind::File, Some(name)) = (a.kind(), a.name()) {
+            block["title"] = json!(name.as_str());
+        }
+        Some(block)
+    });
+    blocks.extend(text_block(&text));
+    blocks
+}
+
 fn text_block(text: &str) -> Option<Value> {
     (!text.is_empty()).then(|| json!({"type": "text", "text": text}))
 }
@@ -95,7 +131,7 @@ fn body(model: &str, req: &ChatRequest, stream: bool) -> Value {
     let mut body = json!({
         "model": model,
         "max_tokens": req.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-        "messages": messages(&req.messages),
+        "messages": messages(&req.messages, &req.parts),
     });
     if !req.system.is_empty() {
         body["system"] = json!(req.system);
@@ -143,6 +179,10 @@ impl ModelProvider for Anthropic {
 
     async fn probe(&self) -> Result<(), LlmError> {
         call::probe(&self.http, "/v1/models").await
+    }
+
+    fn accepts(&self, mime: MimeType) -> bool {
+        self.parts.accepts(mime)
     }
 }
 
@@ -423,7 +463,7 @@ mod tests {
             Message::tool_result(&b, "two"),
             Message::user("thanks"),
         ];
-        let out = messages(&msgs);
+        let out = messages(&msgs, &PartBytes::default());
         assert_eq!(out.len(), 3);
         assert_eq!(out[1]["content"][0]["input"], json!({"_raw": "not json"}));
         assert_eq!(out[1]["content"][1]["input"], json!({}));

@@ -31,6 +31,12 @@ pub enum LlmError {
     Decode { provider: String, message: String },
     #[error("model call cancelled")]
     Cancelled,
+    /// A message part the model cannot take (checked before any call): `part` names its kind,
+    /// name and type.
+    #[error(
+        "{model} cannot take the {part}; send it to a model that takes it (providers.NAME.parts lists what a provider is sent), or describe it in words"
+    )]
+    Unsupported { model: String, part: String },
 }
 
 impl LlmError {
@@ -43,7 +49,7 @@ impl LlmError {
             }
             LlmError::Timeout { .. } | LlmError::Connect { .. } => true,
             LlmError::Decode { message, .. } => message.starts_with(STREAM_CUT_BEFORE_OUTPUT),
-            LlmError::Config(_) | LlmError::Cancelled => false,
+            LlmError::Config(_) | LlmError::Cancelled | LlmError::Unsupported { .. } => false,
         }
     }
 }

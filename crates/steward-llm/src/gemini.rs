@@ -5,15 +5,17 @@
 //! carrying Gemini's thought signatures through those ids. Does not own: HTTP plumbing
 //! (`http`), retries (`models`).
 
+use crate::PartBytes;
 use crate::call::{self, Streamed, Wire};
 use crate::http::Http;
+use crate::parts::{self, PartSupport};
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, ChatResponse, FinishReason, LlmError, ModelProvider, ProviderConfig, TextSink,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
-use steward_protocol::{Message, Role, ToolCall, Usage};
+use steward_protocol::{Message, MimeType, Role, ToolCall, Usage};
 use tokio_util::sync::CancellationToken;
 
 /// Separates a synthesized call id from the thought signature Gemini attached to the call.
@@ -26,6 +28,7 @@ const UNSUPPORTED_SCHEMA_KEYS: [&str; 4] = ["$schema", "$id", "$comment", "addit
 
 pub(crate) struct Gemini {
     http: Http,
+    parts: PartSupport,
 }
 
 impl Gemini {
@@ -39,6 +42,7 @@ impl Gemini {
             .collect();
         Ok(Gemini {
             http: Http::new(cfg, &auth)?,
+            parts: PartSupport::of(cfg),
         })
     }
 }
@@ -101,10 +105,11 @@ fn function_call_part(c: &ToolCall) -> Value {
 }
 
 /// Contents with roles "user"/"model"; consecutive same-role turns merged.
-pub(crate) fn contents(msgs: &[Message]) -> Vec<Value> {
+pub(crate) fn contents(msgs: &[Message], bytes: &PartBytes) -> Vec<Value> {
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
     for (i, m) in msgs.iter().enumerate() {
         let (role, parts) = match m.role {
+            Role::User if !m.attachments.is_empty() => ("user", user_parts(m, bytes)),
             Role::User => (
                 "user",
                 text_part(&m.content).into_iter().collect::<Vec<_>>(),
@@ -149,12 +154,28 @@ fn tool_name_for(earlier: &[Message], id: Option<&str>) -> Option<String> {
         .map(|c| c.name.clone())
 }
 
+/// A user message with parts: the text (with placeholders for parts not sent), then one
+/// `inlineData` part ({mimeType, data}) per part sent. Gemini documents MP3 as `audio/mp3`.
+fn user_parts(m: &Message, bytes: &PartBytes) -> Vec<Value> {
+    let (text, inline) = parts::encode_parts(m, bytes, |a, data| {
+        let mime = match a.mime_type().as_str() {
+            "audio/mpeg" => "audio/mp3",
+            "image/gif" | "audio/webm" | "audio/mp4" => return None,
+            other => other,
+        };
+        Some(json!({"inlineData": {"mimeType": mime, "data": parts::base64(data)}}))
+    });
+    let mut out: Vec<Value> = text_part(&text).into_iter().collect();
+    out.extend(inline);
+    out
+}
+
 fn text_part(text: &str) -> Option<Value> {
     (!text.is_empty()).then(|| json!({"text": text}))
 }
 
 fn body(req: &ChatRequest) -> Value {
-    let mut body = json!({"contents": contents(&req.messages)});
+    let mut body = json!({"contents": contents(&req.messages, &req.parts)});
     if !req.system.is_empty() {
         body["systemInstruction"] = json!({"parts": [{"text": req.system}]});
     }
@@ -206,6 +227,10 @@ impl ModelProvider for Gemini {
 
     async fn probe(&self) -> Result<(), LlmError> {
         call::probe(&self.http, "/v1beta/models").await
+    }
+
+    fn accepts(&self, mime: MimeType) -> bool {
+        self.parts.accepts(mime)
     }
 }
 

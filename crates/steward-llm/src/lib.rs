@@ -20,12 +20,14 @@ mod gemini;
 mod http;
 mod models;
 mod openai;
+mod parts;
 mod retry;
 mod sse;
 mod types;
 
 pub use error::LlmError;
 pub use models::Models;
+pub use parts::PartBytes;
 pub use retry::RetryPolicy;
 pub use types::{
     ChatRequest, ChatResponse, FinishReason, ModelProvider, ModelRef, ProviderConfig, ProviderKind,

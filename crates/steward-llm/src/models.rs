@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use steward_protocol::Usage;
+use steward_protocol::{Attachment, MimeType, Usage};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -81,6 +81,23 @@ impl Models {
         self.provider(&model.provider).map(|_| ())
     }
 
+    /// Whether `model` can be sent a part of type `mime` as data (false for an unknown
+    /// provider).
+    pub fn accepts(&self, model: &ModelRef, mime: MimeType) -> bool {
+        self.providers
+            .get(&model.provider)
+            .is_some_and(|p| p.accepts(mime))
+    }
+
+    /// `Unsupported`, naming the model and the part, unless `model` takes `part`.
+    pub fn check_part(&self, model: &ModelRef, part: &Attachment) -> Result<(), LlmError> {
+        if self.accepts(model, part.mime_type()) {
+            Ok(())
+        } else {
+            Err(crate::parts::unsupported(&model.to_string(), part))
+        }
+    }
+
     fn provider(&self, name: &str) -> Result<&Arc<dyn ModelProvider>, LlmError> {
         self.providers.get(name).ok_or_else(|| {
             let known = self.provider_names();
@@ -134,6 +151,12 @@ impl Models {
         cancel: &CancellationToken,
     ) -> Result<ChatResponse, LlmError> {
         let provider = self.provider(&model.provider)?;
+        // Before any call: a part this model cannot take fails here, not as a provider's 400.
+        if let Some(part) =
+            crate::parts::first_refused(&req.messages, &req.parts, &|m| provider.accepts(m))
+        {
+            return Err(crate::parts::unsupported(&model.to_string(), part));
+        }
         let mut retry: u32 = 0;
         loop {
             if cancel.is_cancelled() {

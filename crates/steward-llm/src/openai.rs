@@ -3,15 +3,17 @@
 //!
 //! Owns: this one wire format. Does not own: HTTP plumbing (`http`), retries (`models`).
 
+use crate::PartBytes;
 use crate::call::{self, Streamed, Wire};
 use crate::http::Http;
+use crate::parts::{self, PartSupport};
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, ChatResponse, FinishReason, LlmError, ModelProvider, ProviderConfig, TextSink,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
-use steward_protocol::{Role, ToolCall, Usage};
+use steward_protocol::{Message, MimeType, PartKind, Role, ToolCall, Usage};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) struct OpenAi {
@@ -19,6 +21,7 @@ pub(crate) struct OpenAi {
     /// api.openai.com rejects `max_tokens` for newer models; compatible servers often only
     /// know `max_tokens`.
     use_max_completion_tokens: bool,
+    parts: PartSupport,
 }
 
 impl OpenAi {
@@ -34,6 +37,7 @@ impl OpenAi {
         Ok(OpenAi {
             http,
             use_max_completion_tokens,
+            parts: PartSupport::of(cfg),
         })
     }
 
@@ -44,6 +48,9 @@ impl OpenAi {
         }
         for m in &req.messages {
             messages.push(match m.role {
+                Role::User if !m.attachments.is_empty() => {
+                    json!({"role": "user", "content": user_content(m, &req.parts)})
+                }
                 Role::User => json!({"role": "user", "content": m.content}),
                 Role::Assistant if m.tool_calls.is_empty() => {
                     json!({"role": "assistant", "content": m.content})
@@ -92,6 +99,43 @@ impl OpenAi {
     }
 }
 
+/// A user message with parts as a content array: the text (with placeholders for parts not
+/// sent), then `image_url` (a data URL), `input_audio` ({data, format}: wav or mp3 only) and
+/// `file` ({filename, file_data}: a PDF as a data URL) parts.
+fn user_content(m: &Message, bytes: &PartBytes) -> Vec<Value> {
+    let (text, parts) = parts::encode_parts(m, bytes, |a, data| {
+        let b64 = parts::base64(data);
+        match a.kind() {
+            PartKind::Image => Some(json!({
+                "type": "image_url",
+                "image_url": {"url": parts::data_url(a.mime_type(), &b64)},
+            })),
+            PartKind::Audio => {
+                let format = match a.mime_type().subtype() {
+                    "wav" => "wav",
+                    "mpeg" => "mp3",
+                    _ => return None,
+                };
+                Some(json!({"type": "input_audio", "input_audio": {"data": b64, "format": format}}))
+            }
+            PartKind::File if a.mime_type().subtype() == "pdf" => Some(json!({
+                "type": "file",
+                "file": {
+                    "filename": a.name().map_or("document.pdf", |n| n.as_str()),
+                    "file_data": parts::data_url(a.mime_type(), &b64),
+                },
+            })),
+            PartKind::File => None,
+        }
+    });
+    let mut content = Vec::with_capacity(parts.len() + 1);
+    if !text.is_empty() {
+        content.push(json!({"type": "text", "text": text}));
+    }
+    content.extend(parts);
+    content
+}
+
 #[async_trait::async_trait]
 impl ModelProvider for OpenAi {
     fn name(&self) -> &str {
@@ -118,6 +162,10 @@ impl ModelProvider for OpenAi {
 
     async fn probe(&self) -> Result<(), LlmError> {
         call::probe(&self.http, "/models").await
+    }
+
+    fn accepts(&self, mime: MimeType) -> bool {
+        self.parts.accepts(mime)
     }
 }
 

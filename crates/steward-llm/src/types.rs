@@ -5,9 +5,10 @@
 //! `openai`, `anthropic`, `gemini` modules) or retry policy (see `models`).
 
 use crate::LlmError;
+use crate::PartBytes;
 use std::fmt;
 use std::time::Duration;
-use steward_protocol::{Message, ToolCall, ToolSpec, Usage};
+use steward_protocol::{Message, MimeType, PartKind, ToolCall, ToolSpec, Usage};
 use tokio_util::sync::CancellationToken;
 
 /// One model call, independent of the provider's wire format.
@@ -19,6 +20,9 @@ pub struct ChatRequest {
     pub tools: Vec<ToolSpec>,
     pub max_output_tokens: Option<u32>,
     pub temperature: Option<f32>,
+    /// The bytes of the message parts sent as data (loaded by the caller for the messages it
+    /// sends); every other attachment in `messages` goes as its text placeholder.
+    pub parts: PartBytes,
 }
 
 /// Why the model stopped.
@@ -60,6 +64,13 @@ pub trait ModelProvider: Send + Sync {
     ) -> Result<ChatResponse, LlmError>;
     /// Cheap reachability + auth check for `steward doctor` (e.g. GET the models list).
     async fn probe(&self) -> Result<(), LlmError>;
+    /// Whether a message part of type `mime` can be sent to this provider's models. The
+    /// built-in clients answer from their wire format and the owner's `parts` setting; a
+    /// provider that does not say takes everything.
+    fn accepts(&self, mime: MimeType) -> bool {
+        let _ = mime;
+        true
+    }
 }
 
 /// Which wire format a provider speaks.
@@ -86,6 +97,9 @@ pub struct ProviderConfig {
     /// Whole request, including reading the stream.
     pub request_timeout: Duration,
     pub connect_timeout: Duration,
+    /// Which part kinds this provider's models may be sent (`providers.NAME.parts`): None =
+    /// everything its wire format carries (`ProviderKind::accepts`), empty = text only.
+    pub parts: Option<Vec<PartKind>>,
 }
 
 impl fmt::Debug for ProviderConfig {
@@ -102,6 +116,7 @@ impl fmt::Debug for ProviderConfig {
             .field("stream", &self.stream)
             .field("request_timeout", &self.request_timeout)
             .field("connect_timeout", &self.connect_timeout)
+            .field("parts", &self.parts)
             .finish()
     }
 }
@@ -186,6 +201,7 @@ mod tests {
             stream: true,
             request_timeout: Duration::from_secs(1),
             connect_timeout: Duration::from_secs(1),
+            parts: None,
         };
         let dbg = format!("{cfg:?}");
         assert!(!dbg.contains("sk-secret-123"));

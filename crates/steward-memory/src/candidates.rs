@@ -82,6 +82,7 @@ pub(crate) async fn ask_model(
         tools: Vec::new(),
         max_output_tokens: Some(2048),
         temperature: Some(0.0),
+        parts: Default::default(),
     };
     let resp = models
         .chat(model, None, &req, None, &CancellationToken::new())

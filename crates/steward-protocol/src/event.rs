@@ -93,4 +93,9 @@ pub enum FailureKind {
     Cancelled,
     /// Bad input from the caller.
     Input,
+    /// The bound model cannot take a part of the message (audio to a model without audio
+    /// input, any part to a text-only one); checked before anything is stored.
+    Unsupported,
+    /// The message's parts are over the size limits; refused before anything is stored.
+    TooLarge,
 }

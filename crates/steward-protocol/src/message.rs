@@ -1,6 +1,6 @@
 //! Chat messages as Steward stores and reasons about them, independent of any model API.
 
-use crate::{ConversationId, Principal, RequestKey, Surface};
+use crate::{Attachment, ConversationId, Principal, RequestKey, Surface, Upload};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +48,10 @@ pub struct Message {
     /// For `Role::Tool`: the name of the tool that produced it (Gemini needs it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
+    /// Parts sent with a user message (images, audio, files): what they are and which blob
+    /// holds their bytes, never the bytes (empty for most messages, and then not written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
 }
 
 impl Message {
@@ -58,6 +62,15 @@ impl Message {
             tool_calls: Vec::new(),
             tool_call_id: None,
             tool_name: None,
+            attachments: Vec::new(),
+        }
+    }
+
+    /// A user message with parts.
+    pub fn user_with(text: impl Into<String>, attachments: Vec<Attachment>) -> Self {
+        Self {
+            attachments,
+            ..Self::user(text)
         }
     }
 
@@ -68,6 +81,7 @@ impl Message {
             tool_calls,
             tool_call_id: None,
             tool_name: None,
+            attachments: Vec::new(),
         }
     }
 
@@ -78,6 +92,7 @@ impl Message {
             tool_calls: Vec::new(),
             tool_call_id: Some(call.id.clone()),
             tool_name: Some(call.name.clone()),
+            attachments: Vec::new(),
         }
     }
 }
@@ -140,6 +155,10 @@ pub struct Inbound {
     /// message): applied fenced, after Steward's rules, and never stored in the history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+    /// Parts sent with the text, bytes included (the assistant stores them as blobs and
+    /// keeps only their `Attachment`s in the message).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Upload>,
 }
 
 impl Inbound {
@@ -157,6 +176,7 @@ impl Inbound {
             text: text.into(),
             request: None,
             instructions: None,
+            attachments: Vec::new(),
         }
     }
 }

@@ -2,17 +2,19 @@
 //! the client accepts `text/event-stream`, with every `TurnEvent` as SSE (approval cards
 //! included: `event: approval_required`, and `approvals` in the JSON reply).
 //!
-//! Owns: the request shape, the JSON reply shape and the SSE projection. Does not own:
-//! auth (middleware) or the turn itself (the assistant).
+//! Owns: the request shape (text and optional `attachments`, see `parts`), the JSON reply
+//! shape and the SSE projection. Does not own: auth (middleware) or the turn itself (the
+//! assistant).
 
 use crate::AppState;
 use crate::auth::Authenticated;
 use crate::body::{
-    check_text, fresh_conversation, idempotency_key, parse_conversation, parse_json,
+    check_text, fresh_conversation, idempotency_key, parse_conversation, read_bytes,
 };
 use crate::error::{
     ApiError, SHOULD_RETRY, VANISHED_MESSAGE, failure_kind_str, failure_status, should_retry,
 };
+use crate::parts::{PartRequest, parse_with_parts, too_large_body, uploads};
 use crate::trace::record_conversation;
 use axum::Json;
 use axum::body::Bytes;
@@ -40,6 +42,9 @@ struct MessageRequest {
     #[serde(default)]
     conversation_id: Option<String>,
     text: String,
+    /// Images, audio and files, base64 in the JSON (`parts::PartRequest`).
+    #[serde(default)]
+    attachments: Vec<PartRequest>,
 }
 
 pub(crate) async fn post_message(
@@ -48,16 +53,28 @@ pub(crate) async fn post_message(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let req: MessageRequest = parse_json(&headers, body)?;
+    let bytes = read_bytes(body)?;
+    let body_len = bytes.len();
+    let req: MessageRequest = parse_with_parts(&headers, bytes, state.max_body_bytes)?;
+    // The route takes bodies big enough for parts; the rest of the body still has to fit
+    // the server's own body limit.
+    let parts_len: usize = req.attachments.iter().map(PartRequest::encoded_len).sum();
+    if body_len.saturating_sub(parts_len) > state.max_body_bytes {
+        return Err(too_large_body());
+    }
     let conversation = match req.conversation_id.as_deref() {
         Some(raw) => parse_conversation(raw, "conversation_id")?,
         None => fresh_conversation("api")?,
     };
-    check_text(&req.text)?;
+    if req.attachments.is_empty() || !req.text.trim().is_empty() {
+        check_text(&req.text)?;
+    }
+    let attachments = uploads(req.attachments, &state.parts)?;
     let request = idempotency_key(&headers)?;
     record_conversation(&conversation);
     let mut inbound = Inbound::new(conversation.clone(), principal, Surface::Http, req.text);
     inbound.request = request;
+    inbound.attachments = attachments;
     let rx = state.assistant.submit(inbound);
     if wants_sse(&headers) {
         Ok(sse_response(rx))

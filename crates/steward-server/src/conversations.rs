@@ -92,6 +92,8 @@ fn item_json(item: &HistoryItem) -> Value {
         "tool_calls": m.tool_calls,
         "tool_call_id": m.tool_call_id,
         "tool_name": m.tool_name,
+        // What was attached (kind, type, size, name, blob reference), never the bytes.
+        "attachments": m.attachments,
     })
 }
 

@@ -135,6 +135,9 @@ pub(crate) fn failure_status(kind: FailureKind) -> StatusCode {
         FailureKind::Budget => StatusCode::GATEWAY_TIMEOUT,
         FailureKind::Store => StatusCode::INTERNAL_SERVER_ERROR,
         FailureKind::Input => StatusCode::BAD_REQUEST,
+        // Understood, but this model cannot take it: sending it again will not help.
+        FailureKind::Unsupported => StatusCode::UNPROCESSABLE_ENTITY,
+        FailureKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         // Someone stopped the turn this request was waiting for.
         FailureKind::Cancelled => StatusCode::CONFLICT,
     }
@@ -152,6 +155,8 @@ pub(crate) fn failure_kind_str(kind: FailureKind) -> &'static str {
         FailureKind::Shutdown => "shutdown",
         FailureKind::Input => "input",
         FailureKind::Cancelled => "cancelled",
+        FailureKind::Unsupported => "unsupported",
+        FailureKind::TooLarge => "too_large",
     }
 }
 
@@ -188,6 +193,8 @@ mod tests {
             FailureKind::Shutdown,
             FailureKind::Input,
             FailureKind::Cancelled,
+            FailureKind::Unsupported,
+            FailureKind::TooLarge,
         ] {
             let serde_name = serde_json::to_value(kind).unwrap();
             assert_eq!(serde_name, json!(failure_kind_str(kind)));

@@ -19,6 +19,7 @@ mod events;
 mod listen;
 mod memory;
 mod openai;
+mod parts;
 mod trace;
 mod turn;
 
@@ -29,7 +30,7 @@ use serde_json::json;
 use std::fmt;
 use std::sync::Arc;
 use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryDesk};
-use steward_protocol::{Clock, PrincipalId, SystemClock};
+use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
 
 pub use cors::CorsOrigins;
 pub use listen::{ConnLimits, serve, serve_with};
@@ -69,6 +70,10 @@ pub struct ServerConfig {
     pub feed: Option<Arc<dyn EventFeed>>,
     /// "Now" for the timestamps the server writes itself (the OpenAI `created` fields).
     pub clock: Arc<dyn Clock>,
+    /// Size limits of message parts (the assistant's blob store enforces the same ones):
+    /// `/api/v1/messages` accepts bodies big enough for them, and refuses a part past them
+    /// with 413 before decoding it.
+    pub parts: PartLimits,
 }
 
 impl ServerConfig {
@@ -86,6 +91,7 @@ impl ServerConfig {
             conversations: None,
             feed: None,
             clock: SystemClock::shared(),
+            parts: PartLimits::default(),
         }
     }
 }
@@ -104,6 +110,7 @@ impl fmt::Debug for ServerConfig {
             .field("conversations", &self.conversations.is_some())
             .field("feed", &self.feed.is_some())
             .field("clock", &self.clock)
+            .field("parts", &self.parts)
             .finish()
     }
 }
@@ -123,6 +130,9 @@ pub(crate) struct AppState {
     pub(crate) clock: Arc<dyn Clock>,
     /// Unix seconds when this router was built: the OpenAI model object's `created`.
     pub(crate) started_secs: i64,
+    pub(crate) parts: PartLimits,
+    /// The body limit for everything but parts' data (routes taking parts allow more).
+    pub(crate) max_body_bytes: usize,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
@@ -144,7 +154,12 @@ pub fn router(
         feed: cfg.feed,
         started_secs: cfg.clock.now_secs(),
         clock: cfg.clock,
+        parts: cfg.parts,
+        max_body_bytes: cfg.max_body_bytes,
     };
+    // The two routes taking parts read bodies as big as their parts allow (each checks the
+    // rest against `max_body_bytes` itself).
+    let with_parts = DefaultBodyLimit::max(parts::body_limit(cfg.max_body_bytes, &cfg.parts));
     let cors = cors::layer(&cfg.cors_origins);
     let mut routes = Router::new();
     if let Some(mcp) = cfg.mcp {
@@ -153,7 +168,10 @@ pub fn router(
     }
     let routes = routes
         .route("/health", get(health))
-        .route("/api/v1/messages", post(api::post_message))
+        .route(
+            "/api/v1/messages",
+            post(api::post_message).layer(with_parts),
+        )
         .route("/api/v1/events", get(events::events))
         .route("/api/v1/conversations", get(conversations::list))
         .route(
@@ -190,7 +208,10 @@ pub fn router(
             patch(memory::patch_note).delete(memory::delete_note),
         )
         .route("/api/v1/memory/search", get(memory::search))
-        .route("/v1/chat/completions", post(openai::chat_completions))
+        .route(
+            "/v1/chat/completions",
+            post(openai::chat_completions).layer(with_parts),
+        )
         .route("/v1/models", get(openai::list_models))
         .route("/v1/models/{id}", get(openai::get_model))
         .fallback(error::not_found)

@@ -1,5 +1,6 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
-//! `MemoryStore`, `TurnRequestStore`, `Store`) that the rest of the workspace codes against, the
+//! `MemoryStore`, `TurnRequestStore`, `Store`, and `BlobStore` for the bytes of message parts,
+//! with its filesystem adapter `FsBlobStore`) that the rest of the workspace codes against, the
 //! one constructor (`open(&StoreConfig)`: a location and a clock, giving an `Arc<dyn Store>`),
 //! a backend-neutral `StoreError`, and the SQLite adapter (FTS5 and an in-process sign-bit index
 //! over plain vector tables for memory search) with its embedded migrations.
@@ -10,6 +11,7 @@
 //! echoing stored values in errors.
 
 mod approvals_port;
+mod blobs;
 mod codec;
 mod error;
 mod memory_port;
@@ -25,6 +27,7 @@ pub mod contract;
 pub use approvals_port::{
     ActionPatch, ApprovalStore, AuditEntry, AuditRecord, CasGuard, Score, Transition,
 };
+pub use blobs::{BlobError, BlobStore, FsBlobStore};
 pub use error::{BackendError, StoreError};
 pub use memory_port::{
     FactWrite, Intention, Learning, MemoryFilter, MemoryItem, MemoryStore, NewFact, NewNote,

@@ -80,6 +80,8 @@ pub(crate) fn messages(messages: &[Message]) -> Vec<Message> {
                 .collect(),
             tool_call_id: text::storable_opt(&m.tool_call_id),
             tool_name: text::storable_opt(&m.tool_name),
+            // Validated values (types, names, hashes): nothing in them to scrub.
+            attachments: m.attachments.clone(),
         })
         .collect()
 }

@@ -57,10 +57,10 @@ async fn data_survives_close_and_reopen() {
         store.recent_messages(&id, 1).await.unwrap(),
         [Message::user("again")]
     );
-    assert_eq!(store.schema_version().unwrap(), 8);
+    assert_eq!(store.schema_version().unwrap(), 9);
     assert_eq!(
         store.describe(),
-        format!("sqlite {} (schema v8)", path.display())
+        format!("sqlite {} (schema v9)", path.display())
     );
 }
 
@@ -78,8 +78,8 @@ async fn file_database_uses_wal_and_in_memory_describes_itself() {
 
     let memory = SqliteStore::open_in_memory().unwrap();
     memory.ping().await.unwrap();
-    assert_eq!(memory.describe(), "sqlite :memory: (schema v8)");
-    assert_eq!(memory.schema_version().unwrap(), 8);
+    assert_eq!(memory.describe(), "sqlite :memory: (schema v9)");
+    assert_eq!(memory.schema_version().unwrap(), 9);
 }
 
 #[tokio::test]
@@ -98,7 +98,7 @@ async fn newer_schema_is_refused_and_left_untouched() {
             err,
             StoreError::SchemaTooNew {
                 found: 99,
-                known: 8,
+                known: 9,
                 ..
             }
         ),
@@ -201,6 +201,46 @@ async fn corrupt_stored_rows_are_errors_not_panics() {
         store.recent_messages(&conv("fine"), 1).await.unwrap().len(),
         1
     );
+}
+
+/// A tampered attachments column (bad JSON, a path for a blob reference, a media type off the
+/// list, a kind that lies about its type) is `Corrupt`, never let through.
+#[tokio::test]
+async fn corrupt_attachment_rows_are_errors() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let id = conv("corrupt-parts");
+    let photo = steward_protocol::Attachment::new(
+        steward_protocol::MimeType::parse("image/png").unwrap(),
+        3,
+        None,
+        steward_protocol::BlobRef::of(b"abc"),
+    );
+    store
+        .append_messages(&id, &[Message::user_with("look", vec![photo.clone()])])
+        .await
+        .unwrap();
+    let raw = Connection::open(&path).unwrap();
+    let stored: String = raw
+        .query_row("SELECT attachments FROM messages", [], |r| r.get(0))
+        .unwrap();
+    assert!(stored.contains(photo.blob().as_str()), "{stored}");
+    let hostile = [
+        "[{\"kind\": ".to_owned(),
+        stored.replace(photo.blob().as_str(), "../../etc/passwd"),
+        stored.replace("image/png", "text/html"),
+        stored.replace("\"image\"", "\"audio\""),
+        "{\"not\": \"a list\"}".to_owned(),
+    ];
+    for bad in hostile {
+        raw.execute("UPDATE messages SET attachments = ?1", [&bad])
+            .unwrap();
+        let err = store.recent_messages(&id, 10).await.unwrap_err();
+        assert!(matches!(err, StoreError::Corrupt(_)), "{bad}: {err:?}");
+        assert!(err.to_string().contains("attachments"), "{err}");
+        assert!(!err.to_string().contains("look"), "{err}");
+    }
 }
 
 /// An append that fails inside SQLite after some rows were inserted rolls back all of them,

@@ -9,7 +9,7 @@ use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, MemoryWiring, ModelBinding, Steward, StewardDeps};
 use steward_llm::{ModelRef, Models, RetryPolicy};
 use steward_protocol::{Clock, SystemClock};
-use steward_store::{Store, StoreConfig, StoreLocation};
+use steward_store::{FsBlobStore, Store, StoreConfig, StoreLocation};
 use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 
 pub struct App {
@@ -20,6 +20,13 @@ pub struct App {
     pub clock: Arc<dyn Clock>,
     /// The MCP client (None without servers): shut it down to end sessions properly.
     pub mcp: Option<Arc<steward_mcp::McpManager>>,
+    /// The size limits of message parts the blob store enforces (the HTTP API checks the same).
+    pub part_limits: steward_protocol::PartLimits,
+}
+
+/// Where the bytes of message parts live: `<data_dir>/blobs/`.
+pub fn blobs_path(settings: &Settings) -> std::path::PathBuf {
+    settings.data_dir.join("blobs")
 }
 
 /// The owner's principal id: the `owner` setting (default `owner`), the one definition of
@@ -166,6 +173,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
     })?;
     let clock = clock();
     let store = open_store(settings, clock.clone())?;
+    let blobs = Arc::new(FsBlobStore::open(blobs_path(settings), settings.parts)?);
     let memory = crate::memory_wiring::build_memory(settings, store.clone(), clock.clone())?;
     let retry = RetryPolicy {
         max_retries: settings.model_retries,
@@ -213,6 +221,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
         }),
         secrets: settings.secret_values(),
         clock: clock.clone(),
+        blobs: Some(blobs),
     });
     Ok(App {
         steward,
@@ -220,6 +229,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
         memory,
         clock,
         mcp,
+        part_limits: settings.parts,
     })
 }
 

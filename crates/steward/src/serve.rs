@@ -67,6 +67,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             conversations: Some(Arc::new(app.steward.clone())),
             feed: Some(Arc::new(app.steward.clone())),
             clock: app.clock.clone(),
+            parts: app.part_limits,
         },
     );
     let limits = ConnLimits {

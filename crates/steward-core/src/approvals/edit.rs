@@ -60,6 +60,7 @@ pub(crate) async fn revise_in_words(
         tools: Vec::new(),
         max_output_tokens: Some(1024),
         temperature: Some(0.0),
+        parts: Default::default(),
     };
     let reply = models
         .chat(primary, binding.fallback.as_ref(), &req, None, cancel)

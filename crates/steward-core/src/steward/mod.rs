@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use steward_llm::{LlmError, ModelRef, Models};
 use steward_protocol::{Clock, ConversationId, FailureKind, Inbound, TurnEvent, TurnId};
-use steward_store::Store;
+use steward_store::{BlobStore, Store};
 use steward_tools::ToolRegistry;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -51,6 +51,9 @@ pub struct StewardDeps {
     /// "Now" for every time the assistant reads: approval expiry and grants, audit entries,
     /// request records, the `<context>` block, stored timestamps.
     pub clock: Arc<dyn Clock>,
+    /// Where the bytes of message parts are kept; None: a message with parts is refused
+    /// (`Failed{unsupported}`).
+    pub blobs: Option<Arc<dyn BlobStore>>,
 }
 
 struct Job {
@@ -95,6 +98,7 @@ impl Steward {
                 deps: TurnDeps {
                     store: deps.store,
                     clock: deps.clock,
+                    blobs: deps.blobs,
                     models: deps.models,
                     tools: deps.tools,
                     settings: deps.settings,

@@ -13,7 +13,7 @@ use crate::taint::PrivateValues;
 use std::sync::Arc;
 use steward_llm::Models;
 use steward_protocol::{Clock, TurnId};
-use steward_store::Store;
+use steward_store::{BlobStore, Store};
 use steward_tools::ToolRegistry;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -24,6 +24,8 @@ pub(crate) struct TurnDeps {
     pub(crate) store: Arc<dyn Store>,
     /// "Now" for everything the turn stamps or shows (request records, the context block).
     pub(crate) clock: Arc<dyn Clock>,
+    /// Where the bytes of message parts are kept; None: a message with parts is refused.
+    pub(crate) blobs: Option<Arc<dyn BlobStore>>,
     pub(crate) models: Arc<Models>,
     pub(crate) tools: Arc<ToolRegistry>,
     pub(crate) settings: AgentSettings,

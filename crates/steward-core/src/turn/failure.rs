@@ -36,6 +36,7 @@ impl From<LlmError> for Failure {
                 let retryable = other.is_retryable();
                 let kind = match &other {
                     LlmError::Config(_) => FailureKind::ModelConfig,
+                    LlmError::Unsupported { .. } => FailureKind::Unsupported,
                     LlmError::Http {
                         status: 401 | 403 | 404,
                         ..

@@ -9,6 +9,7 @@ mod deps;
 mod edit;
 mod failure;
 mod memory;
+mod parts;
 pub(crate) mod request;
 mod tool_round;
 
@@ -211,7 +212,7 @@ async fn turn_body(
     let kind = how.kind;
     // A resumed attempt already went through the shortcuts that answer without the model.
     let first = kind == TurnKind::User && !how.resume;
-    if inbound.text.trim().is_empty() {
+    if inbound.text.trim().is_empty() && inbound.attachments.is_empty() {
         return Err(Failure::new(FailureKind::Input, "The message is empty."));
     }
     // Before any shortcut that answers without the model: with no model, a message (a bare
@@ -219,11 +220,16 @@ async fn turn_body(
     let Some(primary) = ctx.binding.primary.clone() else {
         return Err(Failure::new(FailureKind::NoModel, NO_MODEL_MESSAGE));
     };
-    if first && let Some(done) = read_later_shortcut(deps, inbound).await? {
+    // Parts the model cannot take, or too big, are refused before anything is stored.
+    parts::admit(deps, &primary, inbound)?;
+    // The shortcuts answer from the text alone: a message with parts always reaches the
+    // model, so no photo is dropped into read-later or taken for an edit in words.
+    let shortcut = first && inbound.attachments.is_empty();
+    if shortcut && let Some(done) = read_later_shortcut(deps, inbound).await? {
         return Ok(done);
     }
     let conversation = &inbound.conversation;
-    if first && let Some(done) = edit_turn(ctx, inbound, events).await? {
+    if shortcut && let Some(done) = edit_turn(ctx, inbound, events).await? {
         return Ok(done);
     }
     let stored = deps
@@ -243,10 +249,11 @@ async fn turn_body(
         messages = before;
         after = rest;
     } else {
-        // What the user said is saved before anything can fail (the store scrubs what it keeps).
-        deps.store
-            .append_messages(conversation, &[Message::user(inbound.text.clone())])
-            .await?;
+        // What the user said is saved before anything can fail (the store scrubs what it keeps);
+        // its parts' blobs first, so a stored message never names a missing blob.
+        parts::store(deps, inbound).await?;
+        let said = Message::user_with(inbound.text.clone(), parts::attachments(inbound));
+        deps.store.append_messages(conversation, &[said]).await?;
         if let Some(recorder) = how.recorder {
             recorder.user_stored(deps).await;
         }
@@ -276,11 +283,13 @@ async fn turn_body(
     } else {
         String::new()
     };
-    messages.push(Message::user(format!(
-        "{context}{instructions}{remembered}{}",
-        inbound.text
-    )));
+    messages.push(Message::user_with(
+        format!("{context}{instructions}{remembered}{}", inbound.text),
+        parts::attachments(inbound),
+    ));
     messages.extend(after);
+    // Only the parts this request sends are read back (`history::parts_to_send`).
+    let part_bytes = parts::bytes_for(deps, &primary, &messages, inbound).await;
 
     let mut request = ChatRequest {
         system: system_prompt().to_owned(),
@@ -289,6 +298,7 @@ async fn turn_body(
         tools: deps.tools.offer(conversation),
         max_output_tokens: Some(settings.max_output_tokens),
         temperature: None,
+        parts: part_bytes,
     };
     let mut tool_ctx = ToolContext::new(
         conversation.clone(),

@@ -85,16 +85,22 @@ fn digest_bytes(parts: &[&str]) -> [u8; 32] {
 
 /// What the inbound's content is, for telling a reused key from a retry.
 fn fingerprint(inbound: &Inbound) -> String {
-    RequestKey::from_digest(
-        &digest_bytes(&[
-            inbound.conversation.as_str(),
-            &inbound.text,
-            inbound.instructions.as_deref().unwrap_or(""),
-        ]),
-        Replay::Never,
-    )
-    .id()
-    .to_owned()
+    let mut parts = vec![
+        inbound.conversation.as_str(),
+        &inbound.text,
+        inbound.instructions.as_deref().unwrap_or(""),
+    ];
+    // The same key with other parts is another request; without parts the digest is what
+    // it always was, so records written before parts existed still match.
+    parts.extend(
+        inbound
+            .attachments
+            .iter()
+            .map(|u| u.attachment().blob().as_str()),
+    );
+    RequestKey::from_digest(&digest_bytes(&parts), Replay::Never)
+        .id()
+        .to_owned()
 }
 
 /// What to do with a keyed inbound, given the earlier attempt (if any).

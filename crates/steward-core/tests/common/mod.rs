@@ -34,6 +34,7 @@ pub fn openai_provider(base_url: String) -> ProviderConfig {
         stream: true,
         request_timeout: Duration::from_secs(10),
         connect_timeout: Duration::from_secs(2),
+        parts: None,
     }
 }
 
@@ -97,6 +98,7 @@ pub fn harness_clocked(
         memory: None,
         secrets: Vec::new(),
         clock,
+        blobs: None,
     });
     Harness { steward, store }
 }
@@ -166,6 +168,7 @@ pub fn harness_with_memory(
         }),
         secrets: Vec::new(),
         clock: SystemClock::shared(),
+        blobs: None,
     });
     (Harness { steward, store }, memory)
 }

@@ -102,6 +102,7 @@ async fn consecutive_tool_results_and_user_text_share_one_user_turn() {
         tools: Vec::new(),
         max_output_tokens: Some(100),
         temperature: None,
+        parts: Default::default(),
     };
     models(vec![config(
         "anthropic",

@@ -212,6 +212,7 @@ pub fn config(name: &str, kind: ProviderKind, base: &str, stream: bool) -> Provi
         stream,
         request_timeout: Duration::from_secs(20),
         connect_timeout: Duration::from_secs(5),
+        parts: None,
     }
 }
 
@@ -259,6 +260,7 @@ pub fn sample_request() -> ChatRequest {
         }],
         max_output_tokens: Some(256),
         temperature: Some(0.5),
+        parts: Default::default(),
     }
 }
 

@@ -5,5 +5,6 @@ mod anthropic;
 mod fake;
 mod gemini;
 mod openai;
+mod parts;
 mod resilience;
 mod url_secrets;

@@ -115,6 +115,7 @@ async fn no_key_means_no_auth_header_and_no_tools_means_no_tools_field() {
         tools: Vec::new(),
         max_output_tokens: None,
         temperature: None,
+        parts: Default::default(),
     };
     let resp = models(vec![cfg])
         .chat(

@@ -101,6 +101,7 @@ pub fn fake_models(fake: &FakeModel) -> Models {
         stream: false,
         request_timeout: Duration::from_secs(10),
         connect_timeout: Duration::from_secs(2),
+        parts: None,
     };
     let retry = RetryPolicy {
         max_retries: 0,

@@ -71,7 +71,7 @@ pub(crate) async fn chat_completions(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    match prepare(&headers, body) {
+    match prepare(&headers, body, &state.parts, state.max_body_bytes) {
         Ok(prepared) => run(state, prepared, principal).await,
         Err(err) => err.flavor(Flavor::OpenAi).into_response(),
     }
@@ -111,6 +111,7 @@ async fn run(state: AppState, prepared: Prepared, principal: Principal) -> Respo
         prepared.text,
     );
     inbound.instructions = prepared.instructions;
+    inbound.attachments = prepared.attachments;
     inbound.request = Some(prepared.request);
     let rx = state.assistant.submit(inbound);
     let mut resp = if prepared.stream {

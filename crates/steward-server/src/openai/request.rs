@@ -1,5 +1,5 @@
 //! Reading a `POST /v1/chat/completions` body into what the turn needs: the last user
-//! message, the client's instructions (its system and developer messages), the conversation
+//! message (its text and its image, audio and file parts), the client's instructions (its system and developer messages), the conversation
 //! it chose, and the request key that makes a retry the same turn.
 //!
 //! Owns: the request shape, refusing fields Steward does not support (with a 400 naming the
@@ -7,15 +7,16 @@
 //! marker. Does not own: running or answering the turn (`mod.rs`, `stream.rs`).
 
 use crate::MAX_TEXT_BYTES;
-use crate::body::{check_text, idempotency_key, parse_conversation, parse_json, read_bytes};
+use crate::body::{check_text, idempotency_key, parse_conversation, read_bytes};
 use crate::error::ApiError;
+use crate::parts::{PartRequest, parse_with_parts, split_data_url, too_large_body, uploads};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, HeaderName};
 use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use steward_protocol::{ConversationId, RequestKey, Surface};
+use steward_protocol::{ConversationId, PartLimits, RequestKey, Surface, Upload};
 
 use super::CONVERSATION_HEADER;
 
@@ -86,6 +87,8 @@ pub(super) enum Chosen {
 pub(super) struct Prepared {
     pub(super) conversation: Chosen,
     pub(super) text: String,
+    /// The last user message's images, audio and files.
+    pub(super) attachments: Vec<Upload>,
     pub(super) instructions: Option<String>,
     pub(super) request: RequestKey,
     pub(super) stream: bool,
@@ -96,9 +99,11 @@ pub(super) struct Prepared {
 pub(super) fn prepare(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
+    limits: &PartLimits,
+    max_body_bytes: usize,
 ) -> Result<Prepared, ApiError> {
     let bytes = read_bytes(body)?;
-    let req: ChatRequest = parse_json(headers, Ok(bytes.clone()))?;
+    let req: ChatRequest = parse_with_parts(headers, bytes.clone(), max_body_bytes)?;
     unsupported(&req)?;
     for (i, m) in req.messages.iter().enumerate() {
         if !matches!(
@@ -118,8 +123,17 @@ pub(super) fn prepare(
             "the last message must have role \"user\"",
         ));
     }
-    let text = content_text(last.content.as_ref())?;
-    check_text(&text)?;
+    let (text, parts) = user_content(last.content.as_ref())?;
+    // The route takes bodies big enough for parts; the rest must fit the body limit (parts
+    // in earlier messages count as the rest: Steward keeps its own history).
+    let parts_len: usize = parts.iter().map(PartRequest::encoded_len).sum();
+    if bytes.len().saturating_sub(parts_len) > max_body_bytes {
+        return Err(too_large_body());
+    }
+    if parts.is_empty() || !text.trim().is_empty() {
+        check_text(&text)?;
+    }
+    let attachments = uploads(parts, limits)?;
     let instructions = instructions(&req.messages)?;
     let conversation = choose_conversation(headers, req.user.as_deref())?;
     let request = match idempotency_key(headers)? {
@@ -146,6 +160,7 @@ pub(super) fn prepare(
     Ok(Prepared {
         conversation,
         text,
+        attachments,
         instructions,
         request,
         stream: req.stream.unwrap_or(false),
@@ -275,6 +290,62 @@ pub(super) fn content_text(content: Option<&Value>) -> Result<String, ApiError> 
             "content must be a string or an array of content parts",
         )),
     }
+}
+
+/// The last user message: its text, and its `image_url` (a data URL), `input_audio`
+/// ({data, format}: wav or mp3) and `file` ({file_data: a data URL, filename}) parts. A remote
+/// image URL or an uploaded file id is refused: Steward never fetches a part for the model.
+fn user_content(content: Option<&Value>) -> Result<(String, Vec<PartRequest>), ApiError> {
+    let Some(Value::Array(items)) = content else {
+        return Ok((content_text(content)?, Vec::new()));
+    };
+    let mut texts = Vec::new();
+    let mut parts = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let bad = |why: &str| ApiError::bad_request(format!("content[{i}]: {why}"));
+        let str_at = |v: &Value, path: &[&str]| {
+            path.iter()
+                .try_fold(v, |v, k| v.get(k))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        match item.get("type").and_then(Value::as_str) {
+            Some("image_url") => {
+                let url = str_at(item, &["image_url", "url"])
+                    .ok_or_else(|| bad("an image_url part needs image_url.url"))?;
+                let (mime, data) = split_data_url(&url).ok_or_else(|| {
+                    bad("only data: URLs (data:<type>;base64,...) are accepted; Steward does not fetch images")
+                })?;
+                parts.push(PartRequest::new(mime, None, data));
+            }
+            Some("input_audio") => {
+                let data = str_at(item, &["input_audio", "data"])
+                    .ok_or_else(|| bad("an input_audio part needs input_audio.data"))?;
+                let mime = match str_at(item, &["input_audio", "format"]).as_deref() {
+                    Some("wav") => "audio/wav",
+                    Some("mp3") => "audio/mpeg",
+                    _ => return Err(bad("input_audio.format must be \"wav\" or \"mp3\"")),
+                };
+                parts.push(PartRequest::new(mime, None, &data));
+            }
+            Some("file") => {
+                let url = str_at(item, &["file", "file_data"]).ok_or_else(|| {
+                    bad("a file part needs file.file_data (uploaded file ids are not supported)")
+                })?;
+                let (mime, data) = split_data_url(&url)
+                    .ok_or_else(|| bad("file.file_data must be a data: URL"))?;
+                let name = str_at(item, &["file", "filename"]);
+                parts.push(PartRequest::new(mime, name.as_deref(), data));
+            }
+            Some("text") => texts.push(content_text(Some(&Value::Array(vec![item.clone()])))?),
+            _ => {
+                return Err(bad(
+                    "only content parts of type text, image_url, input_audio and file are supported",
+                ));
+            }
+        }
+    }
+    Ok((texts.join("\n"), parts))
 }
 
 fn choose_conversation(headers: &HeaderMap, user: Option<&str>) -> Result<Chosen, ApiError> {

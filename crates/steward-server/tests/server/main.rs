@@ -14,6 +14,7 @@ mod limits;
 mod memory;
 mod openai;
 mod openai_stream;
+mod parts;
 mod pinning;
 mod shutdown;
 mod support;

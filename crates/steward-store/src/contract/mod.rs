@@ -13,6 +13,7 @@ mod execution;
 mod grants;
 mod kv;
 pub mod memory;
+mod parts;
 mod races;
 mod read_side;
 mod transitions;
@@ -27,6 +28,7 @@ pub use execution::*;
 pub use grants::*;
 pub use kv::*;
 pub use memory::{run_memory, run_memory_shared};
+pub use parts::{attachments_round_trip_with_their_message, run_blobs};
 pub use races::*;
 pub use read_side::*;
 pub use transitions::{
@@ -59,6 +61,7 @@ pub async fn run_all(store: &dyn Store) {
     history_pages_walk_backwards(store).await;
     titles_are_set_cleared_and_listed(store).await;
     deleting_a_conversation_takes_its_messages_only(store).await;
+    attachments_round_trip_with_their_message(store).await;
     // Key-value.
     kv_get_put_overwrite_delete(store).await;
     kv_put_if_absent_inserts_once(store).await;

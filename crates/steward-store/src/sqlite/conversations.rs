@@ -5,7 +5,7 @@
 use super::{SqliteStore, decode_err, sql_limit};
 use crate::{ConversationStore, ConversationSummary, HistoryItem, StoreError, validate};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
-use steward_protocol::{ConversationId, ConversationTitle, Message, Role, ToolCall};
+use steward_protocol::{Attachment, ConversationId, ConversationTitle, Message, Role, ToolCall};
 
 /// A message ready to insert: owned (it crosses to a blocking thread) and already encoded, so
 /// the write transaction does no work beyond the inserts.
@@ -15,6 +15,7 @@ struct NewRow {
     tool_calls: Option<String>,
     tool_call_id: Option<String>,
     tool_name: Option<String>,
+    attachments: Option<String>,
 }
 
 fn encode(messages: &[Message]) -> Result<Vec<NewRow>, StoreError> {
@@ -32,12 +33,23 @@ fn encode(messages: &[Message]) -> Result<Vec<NewRow>, StoreError> {
                 })?;
                 Some(json)
             };
+            let attachments = if m.attachments.is_empty() {
+                None
+            } else {
+                let json = serde_json::to_string(&m.attachments).map_err(|e| {
+                    StoreError::InvalidInput(format!(
+                        "message {i} attachments cannot be encoded: {e}"
+                    ))
+                })?;
+                Some(json)
+            };
             Ok(NewRow {
                 role: m.role.as_str(),
                 content: m.content.clone(),
                 tool_calls,
                 tool_call_id: m.tool_call_id.clone(),
                 tool_name: m.tool_name.clone(),
+                attachments,
             })
         })
         .collect()
@@ -52,8 +64,8 @@ fn parse_role(raw: &str) -> Option<Role> {
     }
 }
 
-/// Reads a message from five columns starting at `first`: role, content, tool_calls,
-/// tool_call_id, tool_name. Shared with the memory module's `messages_since`.
+/// Reads a message from six columns starting at `first`: role, content, tool_calls,
+/// tool_call_id, tool_name, attachments. Shared with the memory module's `messages_since`.
 pub(super) fn decode_message(
     row: &rusqlite::Row<'_>,
     first: usize,
@@ -70,12 +82,22 @@ pub(super) fn decode_message(
             StoreError::Corrupt(format!("{}: tool_calls is not valid JSON: {e}", what()))
         })?,
     };
+    let attachments: Option<String> = row.get(first + 5).map_err(|e| decode_err(&what(), e))?;
+    // Each attachment re-checks its rules on the way in (media type, name, blob reference,
+    // kind against type), so a tampered row is `Corrupt`, never a path or type let through.
+    let attachments: Vec<Attachment> = match attachments {
+        None => Vec::new(),
+        Some(json) => serde_json::from_str(&json).map_err(|e| {
+            StoreError::Corrupt(format!("{}: attachments are not valid: {e}", what()))
+        })?,
+    };
     Ok(Message {
         role,
         content,
         tool_calls,
         tool_call_id: row.get(first + 3).map_err(|e| decode_err(&what(), e))?,
         tool_name: row.get(first + 4).map_err(|e| decode_err(&what(), e))?,
+        attachments,
     })
 }
 
@@ -87,10 +109,11 @@ const LAST_SEQ: &str =
     "SELECT seq FROM messages WHERE conversation_id = ?1 ORDER BY seq DESC LIMIT 1";
 
 const INSERT_MESSAGE: &str = "INSERT INTO messages \
-     (conversation_id, seq, role, content, tool_calls, tool_call_id, tool_name, created_at) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+     (conversation_id, seq, role, content, tool_calls, tool_call_id, tool_name, created_at, \
+      attachments) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 
-const RECENT: &str = "SELECT id, role, content, tool_calls, tool_call_id, tool_name \
+const RECENT: &str = "SELECT id, role, content, tool_calls, tool_call_id, tool_name, attachments \
      FROM messages WHERE conversation_id = ?1 ORDER BY seq DESC LIMIT ?2";
 
 // Ties on updated_at (same millisecond) are broken by the newest message id, which grows with
@@ -109,7 +132,8 @@ const ONE: &str = "SELECT c.id, c.created_at, c.updated_at, \
        (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id), c.title \
      FROM conversations c WHERE c.id = ?1";
 
-const PAGE: &str = "SELECT seq, created_at, role, content, tool_calls, tool_call_id, tool_name \
+const PAGE: &str = "SELECT seq, created_at, role, content, tool_calls, tool_call_id, tool_name, \
+       attachments \
      FROM messages WHERE conversation_id = ?1 AND seq < ?2 ORDER BY seq DESC LIMIT ?3";
 
 const SET_TITLE: &str = "UPDATE conversations SET title = ?2 WHERE id = ?1";
@@ -150,7 +174,8 @@ impl ConversationStore for SqliteStore {
                         row.tool_calls,
                         row.tool_call_id,
                         row.tool_name,
-                        now
+                        now,
+                        row.attachments
                     ])?;
                 }
             }

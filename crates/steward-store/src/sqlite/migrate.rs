@@ -33,6 +33,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         8,
         include_str!("../../migrations/sqlite/V8__conversation_titles.sql"),
     ),
+    (
+        9,
+        include_str!("../../migrations/sqlite/V9__message_attachments.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose

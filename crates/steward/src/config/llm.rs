@@ -30,6 +30,7 @@ pub fn provider_configs(settings: &Settings) -> Vec<ProviderConfig> {
             stream: p.stream,
             request_timeout: settings.model_timeout,
             connect_timeout: CONNECT_TIMEOUT,
+            parts: p.parts.clone(),
         })
         .collect()
 }

@@ -60,6 +60,7 @@ pub(crate) fn build(
     };
     let api_key_env = get("api_key_env").map(Value::text);
     let stream = get("stream").is_none_or(Value::flag);
+    let parts = get("parts").and_then(|v| super::rules::part_kinds(&v.text()));
 
     let file_src = Source::File(path.to_path_buf());
     let mut key_source = get("api_key").map(|v| (v.text(), file_src.clone()));
@@ -104,6 +105,10 @@ pub(crate) fn build(
         entry("api_key_env", env_shown, env_src),
         entry("api_key", key_shown, key_src),
         entry("stream", stream_shown, stream_src),
+        {
+            let (shown, src) = plain_or_unset("parts");
+            entry("parts", shown, src)
+        },
     ];
     let provider = ProviderSettings {
         name: raw.name.clone(),
@@ -112,6 +117,7 @@ pub(crate) fn build(
         api_key: key_source.map(|(k, _)| k),
         api_key_env,
         stream,
+        parts,
     };
     Ok((provider, entries))
 }

@@ -91,6 +91,8 @@ pub(crate) enum Rule {
     /// A principal id by `steward_protocol::PrincipalId`'s rule, other than Steward's own
     /// (`system`), which no surface may authenticate anyone as.
     PrincipalId,
+    /// `none`, or part kinds (`image`, `audio`, `file`) separated by commas.
+    PartKinds,
 }
 
 impl Rule {
@@ -136,6 +138,9 @@ impl Rule {
                 steward_protocol::ValueKind::PrincipalId.rule(),
                 steward_protocol::PrincipalId::SYSTEM
             ),
+            Rule::PartKinds => "`none` (text only) or part kinds separated by commas: `image`, \
+                 `audio`, `file` (each only as far as the provider's API takes it)"
+                .into(),
         }
     }
 
@@ -217,6 +222,7 @@ impl Rule {
                 steward_protocol::PrincipalId::parse(s).is_ok()
                     && s != steward_protocol::PrincipalId::SYSTEM
             }
+            Rule::PartKinds => part_kinds(s).is_some(),
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {
@@ -248,6 +254,23 @@ fn is_env_name(s: &str) -> bool {
     let mut bytes = s.bytes();
     matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_')
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// `none` → no kinds; `image, file` → those; anything else (an unknown or repeated kind, an
+/// empty item) → None.
+pub(crate) fn part_kinds(s: &str) -> Option<Vec<steward_protocol::PartKind>> {
+    if s.trim() == "none" {
+        return Some(Vec::new());
+    }
+    let mut out = Vec::new();
+    for item in s.split(',') {
+        let kind = steward_protocol::PartKind::parse(item.trim()).ok()?;
+        if out.contains(&kind) {
+            return None;
+        }
+        out.push(kind);
+    }
+    Some(out)
 }
 
 /// `[a-z0-9_-]{1,32}`: user-defined provider names.
@@ -302,6 +325,26 @@ mod tests {
         assert!(Rule::PrincipalId.parse_text("tg:12345").is_ok());
         for bad in ["", "ann smith", "system", &"p".repeat(129)] {
             assert!(Rule::PrincipalId.parse_text(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn part_kind_lists() {
+        use steward_protocol::PartKind;
+        assert_eq!(part_kinds("none"), Some(vec![]));
+        assert_eq!(
+            part_kinds("image, file"),
+            Some(vec![PartKind::Image, PartKind::File])
+        );
+        for bad in [
+            "",
+            "video",
+            "image,,file",
+            "image,image",
+            "none,image",
+            "Image",
+        ] {
+            assert!(Rule::PartKinds.parse_text(bad).is_err(), "{bad:?}");
         }
     }
 

@@ -35,6 +35,8 @@ pub struct Settings {
     pub memory: MemorySettings,
     pub tools: ToolSettings,
     pub code: CodeSettings,
+    /// Size limits of message parts (`parts.*`): the blob store and the HTTP API use them.
+    pub parts: steward_protocol::PartLimits,
     /// Built-in providers first (openai, anthropic, gemini, ollama), then user-defined ones by name.
     pub providers: Vec<ProviderSettings>,
     /// `[mcp.servers.NAME]` tables, in name order. Env and header values are secrets: the
@@ -195,6 +197,8 @@ pub struct ProviderSettings {
     /// Env var where the key is expected; used in messages, never holds the key itself.
     pub api_key_env: Option<String>,
     pub stream: bool,
+    /// Which part kinds its models are sent (`providers.NAME.parts`); None = all its API takes.
+    pub parts: Option<Vec<steward_protocol::PartKind>>,
 }
 
 impl ProviderSettings {
@@ -253,6 +257,7 @@ impl Settings {
                 api_key: None,
                 api_key_env: env.map(str::to_string),
                 stream: true,
+                parts: None,
             })
             .collect();
         Self {
@@ -323,6 +328,7 @@ impl Settings {
                 timeout: Duration::ZERO,
                 python: PathBuf::new(),
             },
+            parts: steward_protocol::PartLimits::default(),
             providers,
             mcp_servers: Vec::new(),
         }
@@ -390,6 +396,7 @@ impl fmt::Debug for Settings {
             .field("web", &self.web)
             .field("memory", &self.memory)
             .field("code", &self.code)
+            .field("parts", &self.parts)
             .field("providers", &self.providers)
             .field("mcp_servers", &self.mcp_servers)
             .finish()
@@ -405,6 +412,7 @@ impl fmt::Debug for ProviderSettings {
             .field("api_key", &Masked(&self.api_key))
             .field("api_key_env", &self.api_key_env)
             .field("stream", &self.stream)
+            .field("parts", &self.parts)
             .finish()
     }
 }

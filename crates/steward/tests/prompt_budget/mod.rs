@@ -229,6 +229,7 @@ pub async fn measure(index: bool, mcp_tools: usize) -> Measurement {
             stream: true,
             request_timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(2),
+            parts: None,
         }],
         RetryPolicy::default(),
     )
@@ -247,6 +248,7 @@ pub async fn measure(index: bool, mcp_tools: usize) -> Measurement {
         memory: None,
         secrets: Vec::new(),
         clock: steward::app::clock(),
+        blobs: None,
     });
     let mut rx = steward.submit(Inbound::new(
         ConversationId::parse("bench").expect("id"),

@@ -21,7 +21,7 @@ const LEARNING: &str = "SELECT user, '', text, '[]', first_seen_ms, last_seen_ms
 const INTENTION: &str = "SELECT user, '', text, '[]', created_at_ms, created_at_ms, NULL, \
      provenance FROM intentions WHERE id = ?1";
 
-const SINCE: &str = "SELECT id, role, content, tool_calls, tool_call_id, tool_name, \
+const SINCE: &str = "SELECT id, role, content, tool_calls, tool_call_id, tool_name, attachments, \
        conversation_id, created_at \
      FROM messages WHERE created_at >= ?1 ORDER BY created_at, id LIMIT ?2";
 
@@ -81,7 +81,7 @@ pub(super) fn messages_since(
         let row_id: i64 = row.get(0)?;
         let what = || format!("message {row_id}");
         let message = decode_message(row, 1, &what)?;
-        let raw: String = col(row, 6, &what)?;
+        let raw: String = col(row, 7, &what)?;
         let conversation = ConversationId::parse(&raw).map_err(|e| {
             StoreError::Corrupt(format!(
                 "{}: stored conversation id is invalid: {e}",
@@ -91,7 +91,7 @@ pub(super) fn messages_since(
         out.push(StoredMessage {
             conversation,
             message,
-            at_ms: col(row, 7, &what)?,
+            at_ms: col(row, 8, &what)?,
         });
     }
     Ok(out)
