@@ -15,6 +15,10 @@ const LAYERS: &[(&str, u32)] = &[
     ("steward-jobs", 7),
     ("steward-mcp", 7),
     ("steward-core", 6),
+    // Tool implementations beside core: they know the `Tool` trait, core knows neither
+    // (its tests run the real `run_code`, a same-layer dev-dependency).
+    ("steward-sandbox", 6),
+    ("steward-web", 6),
     ("steward-tools", 5),
     ("steward-memory", 4),
     ("steward-llm", 3),

@@ -2,7 +2,8 @@
 //! Owns: IANA zone parsing and DST gap/overlap reporting. Does not own the clock source
 //! beyond `Utc::now()` (tests use the `*_at` functions with fixed instants).
 
-use super::{opt_str_arg, quoted, str_arg};
+use super::quoted;
+use crate::args::{opt_str_arg, str_arg};
 use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use chrono::{DateTime, LocalResult, NaiveDateTime, SecondsFormat, TimeZone, Utc};
 use chrono_tz::Tz;

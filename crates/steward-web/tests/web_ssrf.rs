@@ -6,8 +6,7 @@
 
 mod web_support;
 
-use steward_tools::AllowList;
-use steward_tools::web::{GuardError, SsrfGuard, vet};
+use steward_web::{AllowList, GuardError, SsrfGuard, vet};
 use url::Url;
 use web_support::{FixedResolver, Reply, Server, cfg, fetch, registry};
 

@@ -6,7 +6,7 @@ mod web_support;
 
 use serde_json::json;
 use std::time::Duration;
-use steward_tools::WebConfig;
+use steward_web::WebConfig;
 use web_support::{Body, FixedResolver, Reply, Server, call, cfg, fetch, registry};
 
 const TAG_OPEN: &str = "<fetched_content";

@@ -7,7 +7,7 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
-use steward_tools::sandbox::{CodeConfig, Job, Language, RunReport, Sandbox, SandboxStatus, probe};
+use steward_sandbox::{CodeConfig, Job, Language, RunReport, Sandbox, SandboxStatus, probe};
 
 fn status() -> &'static SandboxStatus {
     static STATUS: OnceLock<SandboxStatus> = OnceLock::new();

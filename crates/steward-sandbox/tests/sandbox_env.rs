@@ -5,7 +5,7 @@
 
 use std::process::Command;
 use std::time::Duration;
-use steward_tools::sandbox::{CodeConfig, Job, Language, Sandbox, probe};
+use steward_sandbox::{CodeConfig, Job, Language, Sandbox, probe};
 
 const VAR: &str = "STEWARD_SANDBOX_TEST_CANARY";
 const NAME: &str = "parent_environment_never_reaches_the_child";

@@ -12,7 +12,7 @@ use axum::routing::get;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use steward_tools::{SearchBackend, SearchConfig, WebConfig};
+use steward_web::{SearchBackend, SearchConfig, WebConfig};
 use web_support::{FixedResolver, call, registry};
 
 const KEY: &str = "sk-test-SECRET-9f8e7d6c5b4a";
