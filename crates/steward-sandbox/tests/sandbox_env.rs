@@ -3,6 +3,9 @@
 //! where `/proc/<pid>/environ` shows it — and then lets sandboxed programs look for it
 //! every way they can.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::process::Command;
 use std::time::Duration;
 use steward_sandbox::{CodeConfig, Job, Language, Sandbox, probe};

@@ -2,6 +2,9 @@
 //! chains, the redirect limit, the size cap (the rest of the body is never downloaded),
 //! the deadline, content types, and hostile pages that try to escape the fence.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod web_support;
 
 use serde_json::json;

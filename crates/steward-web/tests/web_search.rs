@@ -2,6 +2,9 @@
 //! formats: results, counts, backend errors, malformed JSON, hostile results, the
 //! not-configured message, and the API key never showing up in any output.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod web_support;
 
 use axum::Json;

@@ -1,6 +1,9 @@
 //! The `web.*` settings: file and env values reach `WebConfig`, bad allow-list entries and
 //! backends are refused naming the key, and the search API key is masked everywhere.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod config_support;
 
 use config_support::{env_of, load_in, temp_dir, write};
