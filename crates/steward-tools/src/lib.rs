@@ -12,6 +12,7 @@
 
 mod args;
 mod builtins;
+mod entry;
 mod error;
 pub mod index;
 pub mod memory;
@@ -22,13 +23,11 @@ mod source;
 mod sql;
 mod tool;
 
-pub use args::str_arg;
+pub use args::{MAX_ARGUMENT_BYTES, str_arg};
 pub use builtins::{builtin_registry, builtin_tools};
 pub use error::ToolError;
 pub use memory::memory_tools;
-pub use registry::{
-    DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, MAX_ARGUMENT_BYTES, PreparedCall, ToolRegistry,
-};
+pub use registry::{DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT, PreparedCall, ToolRegistry};
 pub use schema::check as check_schema;
 pub use source::ToolSource;
 pub use sql::{SqlToolsConfig, sql_tools};

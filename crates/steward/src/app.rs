@@ -91,11 +91,18 @@ pub fn tools_with_mcp(
         registry.add_source(steward_sandbox::CodeSource::lazy(code_config(settings)));
     }
     // MCP servers' tools (on demand): supervised in the background, never awaited here.
-    let mcp = crate::mcp_cmd::start_client(settings);
+    let mcp = start_mcp_client(settings);
     for source in mcp.iter().flat_map(|m| m.sources()) {
         registry.add_source(source);
     }
     Ok((registry, mcp))
+}
+
+/// Start supervising every configured MCP server in the background (None when there are
+/// none); start-up does not wait for any of them. Needs a Tokio runtime.
+fn start_mcp_client(settings: &Settings) -> Option<Arc<steward_mcp::McpManager>> {
+    (!settings.mcp_servers.is_empty())
+        .then(|| steward_mcp::McpManager::start(settings.mcp_servers.clone()))
 }
 
 /// The sandbox's limits and interpreter from `code.*`.
