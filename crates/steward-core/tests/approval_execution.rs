@@ -5,6 +5,9 @@
 //! runs nothing and comes back as a new card, and a NUL in a model's tool name never fails
 //! a turn.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::tools::{Drifting, Recorder, Watcher};
@@ -17,9 +20,10 @@ use steward_protocol::{
     ActionCard, ActionStatus, ConversationId, Decision, Effect, Principal, PrincipalId, Surface,
     TurnEvent,
 };
+use steward_sandbox::CodeConfig;
 use steward_store::{ApprovalStore, AuditEntry, ConversationStore};
 use steward_testkit::{FakeModel, Reply, Step};
-use steward_tools::{CodeConfig, Tool};
+use steward_tools::Tool;
 
 fn setup(fake: &FakeModel, tools: Vec<Arc<dyn Tool>>) -> Harness {
     let mut registry = steward_tools::builtin_registry();
@@ -122,9 +126,9 @@ async fn the_real_run_code_with_nul_output_runs_through_an_approved_action() {
         timeout: Duration::from_secs(10),
         ..CodeConfig::default()
     };
-    let status = steward_tools::sandbox::probe(&cfg);
-    // Not skipped: this machine has the sandbox (steward-tools' own tests require it too).
-    let run_code = steward_tools::run_code_tool(cfg, &status).expect("sandbox available here");
+    let status = steward_sandbox::probe(&cfg);
+    // Not skipped: this machine has the sandbox (steward-sandbox's own tests require it too).
+    let run_code = steward_sandbox::run_code_tool(cfg, &status).expect("sandbox available here");
     let h = setup(&fake, vec![run_code]);
     let args = serde_json::json!({
         "language": "python",

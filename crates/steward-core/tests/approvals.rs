@@ -1,6 +1,9 @@
 //! The approval gate end to end inside the core: parking, the one resolve path, races,
 //! expiry, revisions, grants, the plan gate, edits in words and crash recovery.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::tools::Recorder;

@@ -2,6 +2,9 @@
 //! untouched), bare links saved without the model, facts extracted after the exchange
 //! through the quality gate.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;

@@ -124,8 +124,15 @@ pub(crate) async fn chat<W: Wire>(
         emit_whole(on_text, &resp.text);
         resp
     };
-    crate::models::record_usage(resp.usage);
+    record_usage(resp.usage);
     Ok(resp)
+}
+
+/// Record a call's token usage on the current `model_call` span (opened by `models`).
+fn record_usage(u: Usage) {
+    let span = tracing::Span::current();
+    span.record("input_tokens", u.input_tokens);
+    span.record("output_tokens", u.output_tokens);
 }
 
 /// Call `on_text` once with a whole non-streamed answer, so sinks see text either way.

@@ -27,9 +27,9 @@ mod types;
 
 pub use error::LlmError;
 pub use models::Models;
-pub use parts::PartBytes;
+
 pub use retry::RetryPolicy;
 pub use types::{
-    ChatRequest, ChatResponse, FinishReason, ModelProvider, ModelRef, ProviderConfig, ProviderKind,
-    TextSink,
+    ChatRequest, ChatResponse, FinishReason, ModelProvider, ModelRef, PartBytes, ProviderConfig,
+    ProviderKind, TextSink,
 };

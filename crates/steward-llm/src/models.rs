@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use steward_protocol::{Attachment, MimeType, Usage};
+use steward_protocol::{Attachment, MimeType};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -30,13 +30,6 @@ impl fmt::Debug for Models {
             .field("retry", &self.retry)
             .finish()
     }
-}
-
-/// Record a call's token usage on the current `model_call` span.
-pub(crate) fn record_usage(u: Usage) {
-    let span = tracing::Span::current();
-    span.record("input_tokens", u.input_tokens);
-    span.record("output_tokens", u.output_tokens);
 }
 
 impl Models {

@@ -1,54 +1,15 @@
-//! Message parts on their way to a model: the bytes a request carries (`PartBytes`), which
-//! media types each wire format can take (`ProviderKind::accepts`), and the refusal for a
-//! part a model cannot take, before any call.
+//! Message parts on their way to a model: which media types each wire format can take (`ProviderKind::accepts`), and the refusal for a
+//! part a model cannot take, before any call. (The bytes a request carries, `PartBytes`, are
+//! a request type, in `types`.)
 //!
 //! Owns: the per-provider capability table and the check `Models` runs before each call.
 //! Does not own: each format's JSON for a part (in `openai`, `anthropic`, `gemini`), which
 //! parts a turn sends as data (steward-core decides, by which bytes it loads), or where
 //! bytes are stored.
 
-use crate::{LlmError, ProviderKind};
+use crate::{LlmError, PartBytes, ProviderKind};
 use base64::Engine as _;
-use std::collections::BTreeMap;
-use std::fmt;
-use std::sync::Arc;
-use steward_protocol::{Attachment, BlobRef, Message, MimeType, PartKind};
-
-/// The bytes of the parts a request sends as data, by blob. A message's attachment whose
-/// bytes are not here is sent as its short text placeholder (`[image: photo.jpg, 120 KB]`).
-/// `Debug` shows only the references and sizes.
-#[derive(Clone, Default, PartialEq)]
-pub struct PartBytes(BTreeMap<BlobRef, Arc<[u8]>>);
-
-impl PartBytes {
-    pub fn insert(&mut self, blob: BlobRef, data: Arc<[u8]>) {
-        self.0.insert(blob, data);
-    }
-
-    pub fn get(&self, blob: &BlobRef) -> Option<&Arc<[u8]>> {
-        self.0.get(blob)
-    }
-
-    pub fn contains(&self, blob: &BlobRef) -> bool {
-        self.0.contains_key(blob)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-}
-
-impl fmt::Debug for PartBytes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map()
-            .entries(self.0.iter().map(|(k, v)| (k.as_str(), v.len())))
-            .finish()
-    }
-}
+use steward_protocol::{Attachment, Message, MimeType, PartKind};
 
 /// What each wire format can carry, by media type (from each provider's API reference):
 /// OpenAI chat completions takes images, `input_audio` only as wav or mp3, and PDF files;
@@ -192,6 +153,8 @@ fn with_placeholders(text: &str, placeholders: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+    use steward_protocol::BlobRef;
 
     fn mime(m: &str) -> MimeType {
         MimeType::parse(m).unwrap()

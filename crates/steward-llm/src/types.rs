@@ -5,10 +5,11 @@
 //! `openai`, `anthropic`, `gemini` modules) or retry policy (see `models`).
 
 use crate::LlmError;
-use crate::PartBytes;
+use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
-use steward_protocol::{Message, MimeType, PartKind, ToolCall, ToolSpec, Usage};
+use steward_protocol::{BlobRef, Message, MimeType, PartKind, ToolCall, ToolSpec, Usage};
 use tokio_util::sync::CancellationToken;
 
 /// One model call, independent of the provider's wire format.
@@ -70,6 +71,42 @@ pub trait ModelProvider: Send + Sync {
     fn accepts(&self, mime: MimeType) -> bool {
         let _ = mime;
         true
+    }
+}
+
+/// The bytes of the parts a request sends as data, by blob. A message's attachment whose
+/// bytes are not here is sent as its short text placeholder (`[image: photo.jpg, 120 KB]`).
+/// `Debug` shows only the references and sizes.
+#[derive(Clone, Default, PartialEq)]
+pub struct PartBytes(BTreeMap<BlobRef, Arc<[u8]>>);
+
+impl PartBytes {
+    pub fn insert(&mut self, blob: BlobRef, data: Arc<[u8]>) {
+        self.0.insert(blob, data);
+    }
+
+    pub fn get(&self, blob: &BlobRef) -> Option<&Arc<[u8]>> {
+        self.0.get(blob)
+    }
+
+    pub fn contains(&self, blob: &BlobRef) -> bool {
+        self.0.contains_key(blob)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl fmt::Debug for PartBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.0.iter().map(|(k, v)| (k.as_str(), v.len())))
+            .finish()
     }
 }
 

@@ -3,6 +3,9 @@
 //! per-callsite interest process-wide and tests on other threads without a subscriber
 //! would make the span look disabled here.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[allow(dead_code)]
 #[path = "providers/fake.rs"]
 mod fake;

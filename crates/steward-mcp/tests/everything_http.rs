@@ -2,6 +2,9 @@
 //! called, a resource read and fenced, custom headers sent, the server process killed
 //! mid-session (clear error, no hang), then started again and reconnected with backoff.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::json;

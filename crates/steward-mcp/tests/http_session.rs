@@ -3,6 +3,9 @@
 //! a manager shutting down), and the ways a server can be unreachable or refuse us read as
 //! a person would say them, with the URL's key nowhere.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};

@@ -5,6 +5,9 @@
 //! server's process group is left — the helper included, which killing only the direct
 //! child would orphan.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use std::path::{Path, PathBuf};

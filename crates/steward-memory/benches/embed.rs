@@ -2,8 +2,10 @@
 //! throughput, and resident memory once the model is loaded. Prints; never fails on numbers.
 //!
 //! Owns: measuring `LocalMiniLm`. Does not own: recall benchmarks (benches/recall.rs).
-//! One thread: RAYON_NUM_THREADS is set to 1 before anything starts, which candle reads for
+//! One thread: the benchmark runs with RAYON_NUM_THREADS=1 (`support`), which candle reads for
 //! its matmul parallelism (`candle_core::utils::get_num_threads`) and rayon for its pool.
+
+mod support;
 
 use std::time::Instant;
 
@@ -40,8 +42,9 @@ fn percentile(sorted_ms: &[f64], p: f64) -> f64 {
 }
 
 fn main() {
-    // SAFETY: no other thread exists yet; this is the first statement of the process.
-    unsafe { std::env::set_var("RAYON_NUM_THREADS", "1") };
+    if let Some(code) = support::rerun_on_one_thread() {
+        std::process::exit(code);
+    }
     if std::env::args().any(|a| a == "--list") {
         // `cargo test --benches` style probes: nothing to list.
         return;

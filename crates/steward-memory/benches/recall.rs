@@ -17,6 +17,8 @@
 //! e.g. `cargo bench -p steward-memory --bench recall -- 10000`. Model threads: 1 (as in
 //! benches/embed.rs), so embedding numbers are per core.
 
+mod support;
+
 use std::collections::HashMap;
 use std::error::Error;
 use std::path::PathBuf;
@@ -454,8 +456,9 @@ async fn run() -> BoxResult<()> {
 }
 
 fn main() {
-    // SAFETY: no other thread exists yet; this is the first statement of the process.
-    unsafe { std::env::set_var("RAYON_NUM_THREADS", "1") };
+    if let Some(code) = support::rerun_on_one_thread() {
+        std::process::exit(code);
+    }
     if std::env::args().any(|a| a == "--list") {
         return;
     }

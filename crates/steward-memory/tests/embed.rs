@@ -5,6 +5,9 @@
 //! (tests/retrieval_eval.rs). The local tests need scripts/fetch-model.sh to have run; they
 //! fail (never skip) when the model is absent.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[cfg(feature = "local-embed")]
 #[path = "embed/local.rs"]
 mod local;

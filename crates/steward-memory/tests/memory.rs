@@ -2,6 +2,9 @@
 //! word-hashing embedder ("test:hash64"): recall, the embed-later backfill, the context block
 //! and retention. Extraction and reflection are in memory_extract.rs.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use std::sync::Arc;

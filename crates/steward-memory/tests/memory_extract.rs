@@ -2,6 +2,9 @@
 //! store and the fake model server: source trust, the planted-authorisation refusal, and
 //! model failures that must never turn into facts.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use steward_memory::gate::RefusalReason;

@@ -18,6 +18,9 @@
 //! Run `cargo test -p steward-memory --test retrieval_eval -- --nocapture` to see the tables;
 //! set STEWARD_EVAL_VERBOSE=1 to also list, per query, what each mode returned.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 

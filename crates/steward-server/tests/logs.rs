@@ -4,6 +4,9 @@
 //! Its own test binary: tracing caches per-callsite interest process-wide, so a
 //! thread-local subscriber can miss events while other tests hit the same callsites.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[allow(dead_code)]
 #[path = "server/support.rs"]
 mod support;

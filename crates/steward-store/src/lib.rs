@@ -22,6 +22,8 @@ mod turn_requests_port;
 mod validate;
 
 #[cfg(feature = "contract")]
+// A test suite (feature `contract`, tests only): its panics are its assertions.
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 pub mod contract;
 
 pub use approvals_port::{

@@ -1,6 +1,9 @@
 //! SQLite-specific behaviour the contract cannot see: persistence across reopen, pragmas,
 //! migrations versioning, open failures, corrupt rows and transaction rollback inside SQLite.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::TempDir;

@@ -2,6 +2,9 @@
 //! append-only triggers against a raw connection, the v1 → latest upgrade of an existing database,
 //! the protected table names, corrupt rows, and compare-and-set across two connections.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::TempDir;

@@ -1,5 +1,8 @@
 //! Runs the adapter-agnostic contract suite against SQLite, file-backed and in memory.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::TempDir;

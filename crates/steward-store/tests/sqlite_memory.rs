@@ -3,6 +3,9 @@
 //! bookkeeping, vectors surviving a reopen, two stores on one file seeing each other's vector
 //! writes (each with its own in-process index), and corrupt rows reported as errors.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::TempDir;

@@ -3,6 +3,9 @@
 //! old databases are written for real: sqlite-vec is registered on the writing connection
 //! only, and the store opens the file afterwards without it.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::TempDir;
@@ -15,6 +18,7 @@ const T0: i64 = 1_700_000_000_000;
 
 /// Registers sqlite-vec on this one connection (not process-wide, unlike
 /// `sqlite3_auto_extension`), so the store's own connections never see it.
+#[allow(unsafe_code)] // the workspace denies it for this crate; the architecture test allows only this
 fn with_vec0(conn: &Connection) {
     type Init = unsafe extern "C" fn(
         *mut rusqlite::ffi::sqlite3,

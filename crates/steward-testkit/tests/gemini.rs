@@ -1,5 +1,8 @@
 //! The Gemini generateContent face of the fake model, driven over real HTTP.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::{client, parse_sse, parse_sse_prefix, read_body};

@@ -1,6 +1,9 @@
 //! Step scripting across formats: FIFO order, the default reply, Delay, Hang,
 //! waiting for requests, server lifetime and the standalone binary.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use std::io::{BufRead, BufReader};

@@ -1,11 +1,16 @@
 //! Turning raw argument text into a checked JSON value (size cap, JSON parse, schema
-//! check, an example call in the error) and capping output text. Owns the wording of those
-//! errors; does not own tool lookup or execution (see `registry.rs`).
+//! check, an example call in the error), reading string arguments out of it (`str_arg`, for
+//! every tool crate), and capping output text. Owns the wording of those errors; does not own
+//! tool lookup or execution (see `registry`).
 
-use crate::MAX_ARGUMENT_BYTES;
+use crate::error::ToolError;
 use crate::schema;
 use serde_json::Value;
 use steward_protocol::ToolSpec;
+
+/// Argument text longer than this is refused before parsing, so a runaway model cannot
+/// make us parse and check megabytes.
+pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
 
 pub(crate) fn parse_arguments(raw: &str, spec: &ToolSpec) -> Result<Value, String> {
     if raw.len() > MAX_ARGUMENT_BYTES {
@@ -26,6 +31,17 @@ pub(crate) fn parse_arguments(raw: &str, spec: &ToolSpec) -> Result<Value, Strin
     };
     check_schema(&args, spec)?;
     Ok(args)
+}
+
+/// A required string argument of an already checked call, or the error the model sees.
+pub fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
+    args.get(name).and_then(Value::as_str).ok_or_else(|| {
+        ToolError::InvalidArguments(format!("argument `{name}` (a string) is required"))
+    })
+}
+
+pub(crate) fn opt_str_arg<'a>(args: &'a Value, name: &str) -> Option<&'a str> {
+    args.get(name).and_then(Value::as_str)
 }
 
 /// The size limit and schema check for arguments that arrive already parsed.

@@ -8,7 +8,7 @@
 //! conversion, or which tools are sent to the model (see `index`).
 
 use crate::Tool;
-use crate::registry::Entry;
+use crate::entry::Entry;
 use crate::schema::echo;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -3,6 +3,9 @@
 //! that a model's `remember` never overwrites the user's own fact, that the gate's refusals
 //! reach the model, caps on hits and output, and `forget`'s effect and side-effect-free preview.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use serde_json::{Value, json};
 use std::sync::Arc;
 use steward_memory::{Memory, MemoryConfig};

@@ -1,6 +1,9 @@
 //! The two-step registry API an approval gate sits between (`prepare` / `prepare_value`,
 //! then `run_prepared`), the registry-level `preview`, and the tool hooks' defaults.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,6 +1,9 @@
 //! What the SQL tools do when allowed: output format, row cap, time limit, parameter
 //! binding, preview (rolled back) versus run (committed), and a missing database.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::json;

@@ -108,7 +108,7 @@ pub fn tools_with_mcp(
     // web_search stays registered without a backend (it answers how to enable it), but
     // then only in the index, so an unusable schema is not sent on every call.
     let search_ready = settings.web.search_backend != "none";
-    for tool in steward_tools::web_tools(web_config(settings)?) {
+    for tool in steward_web::web_tools(web_config(settings)?) {
         if tool.name() == "web_search" && !search_ready {
             registry.register_on_demand(tool)?;
         } else {
@@ -123,20 +123,27 @@ pub fn tools_with_mcp(
     // run_code only once the sandbox has really worked here (it never runs unsandboxed).
     // The probe (~50 ms) starts with the first model call, not at start-up: see CodeSource.
     if settings.code.enabled {
-        registry.add_source(steward_tools::CodeSource::lazy(code_config(settings)));
+        registry.add_source(steward_sandbox::CodeSource::lazy(code_config(settings)));
     }
     // MCP servers' tools (on demand): supervised in the background, never awaited here.
-    let mcp = crate::mcp_cmd::start_client(settings);
+    let mcp = start_mcp_client(settings);
     for source in mcp.iter().flat_map(|m| m.sources()) {
         registry.add_source(source);
     }
     Ok((registry, mcp))
 }
 
+/// Start supervising every configured MCP server in the background (None when there are
+/// none); start-up does not wait for any of them. Needs a Tokio runtime.
+fn start_mcp_client(settings: &Settings) -> Option<Arc<steward_mcp::McpManager>> {
+    (!settings.mcp_servers.is_empty())
+        .then(|| steward_mcp::McpManager::start(settings.mcp_servers.clone()))
+}
+
 /// The sandbox's limits and interpreter from `code.*`.
-pub fn code_config(settings: &Settings) -> steward_tools::CodeConfig {
+pub fn code_config(settings: &Settings) -> steward_sandbox::CodeConfig {
     let code = &settings.code;
-    steward_tools::CodeConfig {
+    steward_sandbox::CodeConfig {
         python: code.python.clone(),
         cpu_secs: code.cpu_secs,
         memory_mb: code.memory_mb,
@@ -146,20 +153,20 @@ pub fn code_config(settings: &Settings) -> steward_tools::CodeConfig {
 }
 
 /// The web tools' configuration from `web.*` (values already checked by their rules).
-pub fn web_config(settings: &Settings) -> anyhow::Result<steward_tools::WebConfig> {
+pub fn web_config(settings: &Settings) -> anyhow::Result<steward_web::WebConfig> {
     let web = &settings.web;
-    Ok(steward_tools::WebConfig {
-        allow_hosts: steward_tools::AllowList::parse(&web.allow_hosts)?,
+    Ok(steward_web::WebConfig {
+        allow_hosts: steward_web::AllowList::parse(&web.allow_hosts)?,
         fetch_max_bytes: web.fetch_max_bytes,
         fetch_timeout: web.fetch_timeout,
         max_redirects: web.max_redirects,
-        search: steward_tools::SearchConfig {
-            backend: steward_tools::SearchBackend::parse(&web.search_backend).unwrap_or_default(),
+        search: steward_web::SearchConfig {
+            backend: steward_web::SearchBackend::parse(&web.search_backend).unwrap_or_default(),
             base_url: web.search_url.clone(),
             api_key: web.search_api_key.clone(),
             max_results: web.search_max_results,
         },
-        ..steward_tools::WebConfig::default()
+        ..steward_web::WebConfig::default()
     })
 }
 

@@ -148,7 +148,7 @@ fn check_code(r: &mut Report<'_>, s: &Settings) -> io::Result<()> {
     if !s.code.enabled {
         return r.ok("code execution: off (code.enabled = false)");
     }
-    let status = steward_tools::sandbox::probe(&crate::app::code_config(s));
+    let status = steward_sandbox::probe(&crate::app::code_config(s));
     if !status.available() {
         return r.warn(
             &format!("code execution: not offered: {}", status.summary()),

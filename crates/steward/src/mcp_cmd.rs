@@ -1,6 +1,6 @@
 //! `steward mcp ...`: what each configured MCP server offers and whether it works (`list`,
-//! `test NAME`), and Steward's own MCP server on stdio (`serve`); plus the wiring the
-//! composition root uses to start the MCP client in the background.
+//! `test NAME`), and Steward's own MCP server on stdio (`serve`). Starting the MCP client
+//! for `serve` and `chat` is the composition root's (`app::start_mcp_client`).
 //!
 //! Owns: the subcommands, their output and exit codes (0 ok, 1 a server failed or is
 //! unknown). Does not own MCP itself (steward-mcp) or the `[mcp.servers]` syntax
@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use steward_core::MemoryService;
-use steward_mcp::{McpManager, ProbeReport, ServerSpec, StewardServer, effect_name, probe};
+use steward_mcp::{ProbeReport, ServerSpec, StewardServer, effect_name, probe};
 
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
@@ -29,12 +29,6 @@ pub enum McpCommand {
     /// Serve Steward's memory search, notes and reminders over MCP on stdin/stdout (for a
     /// desktop assistant's MCP configuration). Logs go to stderr.
     Serve,
-}
-
-/// Start supervising every configured server in the background (None when there are
-/// none); start-up does not wait for any of them. Needs a Tokio runtime.
-pub fn start_client(settings: &Settings) -> Option<Arc<McpManager>> {
-    (!settings.mcp_servers.is_empty()).then(|| McpManager::start(settings.mcp_servers.clone()))
 }
 
 pub async fn run(loaded: &LoadedConfig, command: McpCommand) -> anyhow::Result<ExitCode> {

@@ -5,11 +5,33 @@
 //! only in `steward_protocol`; the surface rules of `architecture/surfaces.rs` (who makes a
 //! `Principal`, how surfaces reach memory); and the ports' rules of `architecture/ports.rs`
 //! (the clock, the store constructor, the test-only failpoints).
+//!
+//! In `architecture/`: `unsafe` appears only in steward-sandbox and every crate takes the
+//! workspace's lints (`unsafe_code.rs`); no module cycles (`cycles.rs`). The cycle rule
+//! (`deps.rs`): a reference from module A to module B (`use`, or a `crate::`/`super::`/
+//! `self::` path, resolved through re-exports to the module that defines the item) is a
+//! dependency between the two children of their closest common module that hold A and B; a
+//! module's references to its own ancestors or descendants are the tree, not dependencies;
+//! `#[cfg(test)]` modules are left out; under every module, its children's dependencies must
+//! form no cycle.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+#[path = "architecture/cycles.rs"]
+mod cycles;
+#[path = "architecture/deps.rs"]
+mod deps;
+#[path = "architecture/modules.rs"]
+mod modules;
 #[path = "architecture/ports.rs"]
 mod ports;
+#[path = "architecture/source.rs"]
+mod source;
 #[path = "architecture/surfaces.rs"]
 mod surfaces;
+#[path = "architecture/unsafe_code.rs"]
+mod unsafe_code;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +44,10 @@ const LAYERS: &[(&str, u32)] = &[
     ("steward-jobs", 7),
     ("steward-mcp", 7),
     ("steward-core", 6),
+    // Tool implementations beside core: they know the `Tool` trait, core knows neither
+    // (its tests run the real `run_code`, a same-layer dev-dependency).
+    ("steward-sandbox", 6),
+    ("steward-web", 6),
     ("steward-tools", 5),
     ("steward-memory", 4),
     ("steward-llm", 3),

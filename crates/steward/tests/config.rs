@@ -1,6 +1,9 @@
 //! Integration tests of `steward::config`: precedence, discovery, file and env errors,
 //! empty env vars and generated docs. Env is injected; files live in fresh temp dirs.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod config_support;
 
 use std::time::Duration;

@@ -1,5 +1,8 @@
 //! Integration tests of `steward doctor` against temp dirs and 127.0.0.1 sockets only.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod config_support;
 
 use std::collections::HashMap;

@@ -2,6 +2,9 @@
 //! `${VAR}` is expanded from the environment, mistakes are refused naming the server, the
 //! field and the line, and env/header values never appear in errors, `config show` or Debug.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod config_support;
 
 use config_support::{env_of, load_in, temp_dir, write};

@@ -1,6 +1,9 @@
 //! The `parts.*` limits and `providers.NAME.parts`: defaults, file and env values, the
 //! mapping to the model layer, and refusals of bad values.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod config_support;
 
 use config_support::{env_of, load_in, temp_dir, write};

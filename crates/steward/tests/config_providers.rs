@@ -2,6 +2,9 @@
 //! user-defined `[providers.NAME]` tables, `provider_configs`, and masking in
 //! `render_show` and `Debug`. Env is injected; files live in fresh temp dirs.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod config_support;
 
 use std::time::Duration;

@@ -1,11 +1,14 @@
 //! The `web.*` settings: file and env values reach `WebConfig`, bad allow-list entries and
 //! backends are refused naming the key, and the search API key is masked everywhere.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod config_support;
 
 use config_support::{env_of, load_in, temp_dir, write};
 use std::time::Duration;
-use steward_tools::SearchBackend;
+use steward_web::SearchBackend;
 
 const KEY: &str = "BSA-web-search-secret-123";
 
@@ -27,7 +30,7 @@ fn web_settings_reach_the_tools_config() {
     assert_eq!(cfg.search.backend, SearchBackend::Brave);
     assert_eq!(cfg.search.api_key.as_deref(), Some(KEY));
     assert_eq!(cfg.search.max_results, 5);
-    let guard = steward_tools::SsrfGuard::new(cfg.allow_hosts.clone());
+    let guard = steward_web::SsrfGuard::new(cfg.allow_hosts.clone());
     let t = guard
         .check_url(&reqwest::Url::parse("http://192.168.1.10:5000/").unwrap())
         .unwrap();

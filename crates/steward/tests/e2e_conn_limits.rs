@@ -3,6 +3,9 @@
 //! opening more than its share. Each is a liveness check with generous deadlines, not a
 //! timing measurement.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::json;

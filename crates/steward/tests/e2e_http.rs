@@ -1,5 +1,8 @@
 //! End to end over HTTP: the real binary, a real SQLite file, the fake model server.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::{Value, json};

@@ -4,6 +4,9 @@
 //! words by each path, another principal's note is invisible through each, and the owner a
 //! surface acts for is the configured one (`STEWARD_OWNER`), a turn's memory tool included.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::{Value, json};

@@ -4,6 +4,9 @@
 //! bytes under `<data_dir>/blobs/`), and go again with the next turn; an oversized part, a
 //! part the model cannot take and a text-only provider are refused with nothing stored.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use base64::Engine as _;

@@ -1,6 +1,9 @@
 //! End to end: the terminal surface, start-up without a model, auth and hostile input,
 //! bad configuration, graceful shutdown, plain text (no escape codes) on pipes.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::{Value, json};

@@ -3,6 +3,9 @@
 //! model as a message), and a warning logged while the prompt waits goes to the log file,
 //! never onto the screen.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::json;

@@ -2,6 +2,9 @@
 //! the real binary shows them: `config show`, `doctor`, a bad-URL error, and a failing
 //! provider call's HTTP answer and debug-level stderr carry neither the password nor the key.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::json;

@@ -1,6 +1,9 @@
 //! `steward mcp list` and `steward mcp test NAME` against a configuration with a working
 //! server (the real server-everything from npm), a broken one and a disabled one.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use std::path::PathBuf;

@@ -3,6 +3,9 @@
 //! `steward serve` (through the client with the API token; 401 without it); and the one tag
 //! rule held by every surface that takes tags (HTTP, the memory tool, MCP, the CLI).
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::{Value, json};

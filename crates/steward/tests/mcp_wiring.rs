@@ -2,6 +2,9 @@
 //! waiting for them: `app::tools` returns at once, a broken server only offers nothing, and a
 //! working one's tools become callable by name once it has connected.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod config_support;
 
 mod support;

@@ -3,6 +3,9 @@
 //! them, retention is a dry run unless --apply, and commands that cannot run say why and
 //! exit 1. Stored text is shown escaped so it cannot drive the terminal.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use std::path::Path;

@@ -4,6 +4,9 @@
 //! `/api/v1/memory/search` at once. The queries share no word with their notes, so only the
 //! vector side can find them. Real binary, real SQLite file, real local embedding model.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod support;
 
 use serde_json::Value;

@@ -2,6 +2,9 @@
 //! (or `skills.dir`), a malformed SKILL.md neither stops start-up nor hides the good ones,
 //! `steward doctor` names the bad file, and `tools.index = false` sends every schema.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod config_support;
 
 use config_support::{temp_dir, write};

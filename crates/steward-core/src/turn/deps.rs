@@ -2,15 +2,15 @@
 //! (`TurnDeps`), the per-run context (`TurnContext`) and the turn's kind. A leaf of the turn:
 //! it names what the turn may touch and nothing else.
 //!
-//! Owns: those types, and the time a turn reads. Does not own: the queues, the running-turn
+//! Owns: those types, the time a turn reads, and when the request records were last pruned. Does not own: the queues, the running-turn
 //! registry or shutdown (`steward`), or what a phase does with these (the other `turn` files).
 
-use super::request::RequestLog;
 use crate::approvals::Approvals;
 use crate::feed::Feed;
 use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
 use crate::taint::PrivateValues;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use steward_llm::Models;
 use steward_protocol::{Clock, TurnId};
 use steward_store::{BlobStore, Store};
@@ -70,4 +70,23 @@ pub(crate) enum TurnKind {
     User,
     /// The "user" message is Steward's own note with the action's result (fenced).
     FollowUp,
+}
+
+/// When the keyed-request records were last pruned (`request.rs` prunes them).
+#[derive(Default)]
+pub(crate) struct RequestLog {
+    last_prune_ms: AtomicI64,
+}
+
+impl RequestLog {
+    /// Whether a prune is due at `now` (none in the last `every_ms`); claims it, so of
+    /// turns ending together only one prunes.
+    pub(crate) fn claim_prune(&self, now: i64, every_ms: i64) -> bool {
+        let last = self.last_prune_ms.load(Ordering::SeqCst);
+        now.saturating_sub(last) >= every_ms
+            && self
+                .last_prune_ms
+                .compare_exchange(last, now, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok()
+    }
 }

@@ -4,9 +4,9 @@
 //! Owns: those mappings. Does not own: the wire status of each kind (surfaces) or when a
 //! turn fails (`turn`).
 
-use super::TurnDeps;
 use steward_llm::LlmError;
 use steward_protocol::{FailureKind, TurnEvent};
+use tokio_util::sync::CancellationToken;
 
 pub(crate) struct Failure {
     pub(crate) kind: FailureKind,
@@ -79,8 +79,8 @@ pub(crate) fn failed(f: Failure) -> TurnEvent {
 }
 
 /// The failure of a turn whose token was cancelled: shutdown, or the owner's `cancel`.
-pub(crate) fn stopped(deps: &TurnDeps) -> Failure {
-    if deps.hard_stop.is_cancelled() {
+pub(crate) fn stopped(hard_stop: &CancellationToken) -> Failure {
+    if hard_stop.is_cancelled() {
         Failure {
             kind: FailureKind::Shutdown,
             message: "The turn was cancelled because Steward is shutting down.".into(),

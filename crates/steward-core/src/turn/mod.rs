@@ -13,9 +13,8 @@ mod parts;
 pub(crate) mod request;
 mod tool_round;
 
-pub(crate) use deps::{TurnContext, TurnDeps, TurnKind};
+pub(crate) use deps::{RequestLog, TurnContext, TurnDeps, TurnKind};
 pub(crate) use failure::Failure;
-pub(crate) use request::RequestLog;
 
 use crate::approvals::Containment;
 use crate::history::trim_history;
@@ -143,7 +142,7 @@ pub(crate) async fn run_turn(
         let stoppable = async {
             tokio::select! {
                 r = body => r,
-                () = ctx.cancel.cancelled() => Err(stopped(ctx.deps)),
+                () = ctx.cancel.cancelled() => Err(stopped(&ctx.deps.hard_stop)),
             }
         };
         let result = match tokio::time::timeout(timeout, stoppable).await {
@@ -425,7 +424,7 @@ async fn call_model(
         .instrument(span)
         .await
         .map_err(|e| match e {
-            LlmError::Cancelled => stopped(ctx.deps),
+            LlmError::Cancelled => stopped(&ctx.deps.hard_stop),
             other => Failure::from(other),
         })
 }

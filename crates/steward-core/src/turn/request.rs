@@ -12,7 +12,7 @@
 use super::Failure;
 use super::TurnDeps;
 use sha2::{Digest, Sha256};
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use steward_protocol::{
     ConversationId, FailureKind, Inbound, Message, Replay, RequestKey, Role, Surface, TurnEvent,
     TurnId,
@@ -270,33 +270,20 @@ impl Recorder {
         if let Err(e) = deps.store.save_turn_request(&record).await {
             tracing::warn!(error = %e, "could not record how the turn's request ended");
         }
-        deps.requests.maybe_prune(deps).await;
+        maybe_prune(deps).await;
     }
 }
 
-/// When the records were last pruned.
-#[derive(Default)]
-pub(crate) struct RequestLog {
-    last_prune_ms: AtomicI64,
-}
-
-impl RequestLog {
-    async fn maybe_prune(&self, deps: &TurnDeps) {
-        let now = deps.now_ms();
-        let last = self.last_prune_ms.load(Ordering::SeqCst);
-        if now.saturating_sub(last) < PRUNE_EVERY_MS
-            || self
-                .last_prune_ms
-                .compare_exchange(last, now, Ordering::SeqCst, Ordering::SeqCst)
-                .is_err()
-        {
-            return;
-        }
-        match deps.store.prune_turn_requests(now - KEY_LIFETIME_MS).await {
-            Ok(gone) if gone > 0 => tracing::debug!(gone, "old turn requests pruned"),
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "could not prune old turn requests"),
-        }
+/// Prune records past their lifetime, at most every `PRUNE_EVERY_MS` (one caller claims it).
+async fn maybe_prune(deps: &TurnDeps) {
+    let now = deps.now_ms();
+    if !deps.requests.claim_prune(now, PRUNE_EVERY_MS) {
+        return;
+    }
+    match deps.store.prune_turn_requests(now - KEY_LIFETIME_MS).await {
+        Ok(gone) if gone > 0 => tracing::debug!(gone, "old turn requests pruned"),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "could not prune old turn requests"),
     }
 }
 

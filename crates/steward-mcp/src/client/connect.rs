@@ -8,6 +8,7 @@
 
 use super::group::ChildGroup;
 use super::handler::{Handler, Signals};
+use super::scrub::scrub;
 use crate::spec::{INHERITED_ENV, ServerSpec, Transport};
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::service::RunningService;
@@ -85,25 +86,6 @@ impl StderrTail {
             Err(p) => p.into_inner().clear(),
         }
     }
-}
-
-/// Replace every secret value in `text` with `[redacted]`, then make it one bounded line.
-pub(crate) fn scrub(text: &str, secrets: &[String], max_chars: usize) -> String {
-    let mut out = text.to_owned();
-    for s in secrets {
-        if out.contains(s.as_str()) {
-            out = out.replace(s.as_str(), "[redacted]");
-        }
-    }
-    let flat: String = out
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let mut line = flat.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() > max_chars {
-        line = line.chars().take(max_chars).collect::<String>() + "…";
-    }
-    line
 }
 
 pub(crate) async fn connect(
@@ -244,18 +226,4 @@ fn flush_line(line: &mut Vec<u8>, tail: &StderrTail, secrets: &[String], server:
     }
     tracing::debug!(server, line = %text, "mcp server stderr");
     tail.push(text);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scrub_redacts_and_bounds() {
-        let secrets = vec!["sk-secret-1234".to_owned()];
-        let s = scrub("token=sk-secret-1234\n\u{7}next", &secrets, 100);
-        assert_eq!(s, "token=[redacted] next");
-        let long = scrub(&"x".repeat(1000), &[], 10);
-        assert_eq!(long.chars().count(), 11);
-    }
 }

@@ -12,6 +12,8 @@
 //! it would be for a shell's job control; if Steward is killed with SIGKILL nothing runs
 //! here at all (servers still see stdin close and, if well behaved, exit).
 
+use rustix::io::Errno;
+use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 use std::time::{Duration, Instant};
 use tokio::process::Child;
 
@@ -28,17 +30,20 @@ pub(crate) struct ChildGroup {
     pgid: Option<i32>,
 }
 
-/// Send `signal` to every process of group `pgid`. False when the group has no process left.
-fn signal_group(pgid: i32, signal: i32) -> bool {
-    if pgid <= 1 {
-        // 0 would be our own group, 1 / negative would be "every process": never.
+/// Send `signal` to every process of group `pgid` (None: only ask whether the group still
+/// has a process). False when the group has no process left. rustix's safe `kill(-pgid, …)`
+/// keeps this crate free of `unsafe`.
+fn signal_group(pgid: i32, signal: Option<Signal>) -> bool {
+    // 0 would be our own group, 1 / negative would be "every process": never. Above 1 it
+    // addresses exactly the group we created for this server.
+    let Some(group) = Pid::from_raw(pgid).filter(|_| pgid > 1) else {
         return false;
-    }
-    // SAFETY: kill(2) takes plain integers and touches no memory of ours; a negative pid
-    // addresses exactly the group `pgid`, which we created for this server (`pgid > 1`
-    // was checked, so it can never mean "our own group" or "all processes").
-    let rc = unsafe { libc::kill(-pgid, signal) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+    };
+    let sent = match signal {
+        Some(signal) => kill_process_group(group, signal),
+        None => test_kill_process_group(group),
+    };
+    sent != Err(Errno::SRCH)
 }
 
 impl ChildGroup {
@@ -64,13 +69,13 @@ impl ChildGroup {
         let Some(pgid) = self.pgid else {
             return;
         };
-        if signal_group(pgid, libc::SIGTERM) {
+        if signal_group(pgid, Some(Signal::TERM)) {
             let deadline = Instant::now() + STOP_GRACE;
             while Instant::now() < deadline {
                 // Reaping the leader first matters: while it is an unreaped zombie the group
                 // still "exists" for kill(2), so emptiness could never be seen.
                 let leader_gone = !matches!(self.child.try_wait(), Ok(None));
-                if leader_gone && !signal_group(pgid, 0) {
+                if leader_gone && !signal_group(pgid, None) {
                     self.pgid = None;
                     return;
                 }
@@ -78,7 +83,7 @@ impl ChildGroup {
             }
             // While any member lives the group id cannot be reused by the kernel, so this
             // can only reach this server's processes.
-            signal_group(pgid, libc::SIGKILL);
+            signal_group(pgid, Some(Signal::KILL));
         }
         let _ = tokio::time::timeout(REAP_WAIT, self.child.wait()).await;
         self.pgid = None;
@@ -91,7 +96,7 @@ impl Drop for ChildGroup {
     /// with `kill_on_drop`, so Tokio reaps the leader in the background.
     fn drop(&mut self) {
         if let Some(pgid) = self.pgid.take() {
-            signal_group(pgid, libc::SIGKILL);
+            signal_group(pgid, Some(Signal::KILL));
         }
     }
 }

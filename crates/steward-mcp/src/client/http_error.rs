@@ -123,7 +123,7 @@ fn from_reqwest(e: &reqwest::Error, t: &Target, secrets: &[String]) -> Option<St
         }
     });
     if let Some(tls) = tls {
-        let detail = crate::client::connect::scrub(&tls.to_string(), secrets, 160);
+        let detail = super::scrub::scrub(&tls.to_string(), secrets, 160);
         return Some(format!(
             "TLS with {hp} failed ({detail}) — check that the URL's scheme (http or https) matches the server and that its certificate is valid"
         ));
@@ -136,7 +136,7 @@ fn from_reqwest(e: &reqwest::Error, t: &Target, secrets: &[String]) -> Option<St
     if e.is_connect() {
         let detail = causes
             .last()
-            .map(|c| crate::client::connect::scrub(&c.to_string(), secrets, 160))
+            .map(|c| super::scrub::scrub(&c.to_string(), secrets, 160))
             .unwrap_or_else(|| "connection failed".into());
         return Some(format!("could not connect to {hp} ({detail})"));
     }

@@ -11,6 +11,7 @@ pub(crate) mod group;
 pub mod handler;
 mod http_error;
 pub mod reach;
+mod scrub;
 pub mod state;
 pub mod supervisor;
 pub mod tool;

@@ -6,7 +6,7 @@
 //! Owns: walking argument values and choosing the main argument. Does not own the taint
 //! rule (steward-core) or the tools themselves (see `tool`).
 
-use super::connect::scrub;
+use super::scrub::scrub;
 use serde_json::Value;
 use steward_tools::Reach;
 

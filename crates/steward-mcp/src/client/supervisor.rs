@@ -6,8 +6,9 @@
 //! Owns: the retry policy and the session's lifetime. Does not own the transports (see
 //! `connect`) or what a call does (see `tool`).
 
-use super::connect::{Connection, connect, scrub};
+use super::connect::{Connection, connect};
 use super::group::ChildGroup;
+use super::scrub::scrub;
 use super::state::{ServerHandle, Status, ToolInfo};
 use super::tool::{McpTool, ResourceTool, describe, effect_for, full_description};
 use crate::names::namespaced;

@@ -6,8 +6,8 @@
 //! gets. Does not own the approval gate (steward-core asks for anything but read/memory) or
 //! restarting (see `supervisor`).
 
-use super::connect::scrub;
 use super::reach;
+use super::scrub::scrub;
 use super::state::ServerHandle;
 use crate::fence::{fence, resource_result_text, tool_result_text};
 use rmcp::ServiceError;

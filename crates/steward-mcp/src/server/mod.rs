@@ -15,6 +15,7 @@
 //! what to fix (the MCP spec wants input validation errors there, where the model sees them).
 
 mod recall;
+mod shared;
 mod tools;
 
 use axum::Router;

@@ -3,7 +3,7 @@
 //! the MCP conversation, rendered one compact line per hit like the agent's own recall tools.
 //! Does not own ranking, the query's limits (the desk) or the hit text (`steward_tools`).
 
-use super::tools::{Shared, desk_error, limit, tags_arg, text_arg};
+use super::shared::{Shared, desk_error, limit, tags_arg, text_arg};
 use serde_json::{Value, json};
 use steward_core::memory_desk::RecallScope;
 use steward_protocol::{Effect, MemoryKind, Quarantine};

@@ -2,6 +2,9 @@
 //! with a scripted fake `Assistant` standing in for the agent and a fake `ApprovalDesk`
 //! (desk.rs) standing in for the approval gate.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod api;
 mod approval_events;
 mod approvals;

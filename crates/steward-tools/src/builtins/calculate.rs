@@ -1,7 +1,8 @@
 //! `calculate`: the tool wrapper around the arithmetic evaluator in `expr`.
 //! Owns the schema and the answer format; the grammar lives in `expr`.
 
-use super::{expr, format_number, str_arg};
+use super::{expr, format_number};
+use crate::args::str_arg;
 use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_protocol::Effect;

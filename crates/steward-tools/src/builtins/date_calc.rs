@@ -1,7 +1,8 @@
 //! `date_calc`: the weekday of a date, the days between two dates, or the date N days
 //! later. Calendar dates only (proleptic Gregorian); no time zones or clock.
 
-use super::{quoted, str_arg};
+use super::quoted;
+use crate::args::str_arg;
 use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use chrono::{Datelike, Duration, NaiveDate};
 use serde_json::{Value, json};

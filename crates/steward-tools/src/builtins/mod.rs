@@ -1,5 +1,6 @@
 //! The builtin tools (all `Effect::Read`, cheap and deterministic given the clock they are
-//! built with) and small helpers they share: argument access and number formatting.
+//! built with) and small helpers they share: number arguments, quoting and number formatting
+//! (string arguments: `crate::args`).
 //! Does not own the registry or schema checking; see `crate::registry`.
 
 mod calculate;
@@ -48,16 +49,6 @@ pub fn builtin_registry_with(clock: Arc<dyn Clock>) -> ToolRegistry {
         }
     }
     registry
-}
-
-pub(crate) fn str_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
-    args.get(name).and_then(Value::as_str).ok_or_else(|| {
-        ToolError::InvalidArguments(format!("argument `{name}` (a string) is required"))
-    })
-}
-
-pub(crate) fn opt_str_arg<'a>(args: &'a Value, name: &str) -> Option<&'a str> {
-    args.get(name).and_then(Value::as_str)
 }
 
 pub(crate) fn num_arg(args: &Value, name: &str) -> Result<f64, ToolError> {

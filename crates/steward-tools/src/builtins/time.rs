@@ -2,7 +2,8 @@
 //! Owns: IANA zone parsing and DST gap/overlap reporting. Does not own the clock: `current_time`
 //! reads the `Clock` it was built with (the app's; a test's `ManualClock`).
 
-use super::{opt_str_arg, quoted, str_arg};
+use super::quoted;
+use crate::args::{opt_str_arg, str_arg};
 use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use chrono::{DateTime, LocalResult, NaiveDateTime, SecondsFormat, TimeZone, Utc};
 use chrono_tz::Tz;

@@ -1,7 +1,8 @@
 //! `unit_convert`: a deliberately small unit table (length, mass, temperature, volume).
 //! Owns unit names, aliases and factors. Does not own currency or anything time-varying.
 
-use super::{format_number, num_arg, quoted, str_arg};
+use super::{format_number, num_arg, quoted};
+use crate::args::str_arg;
 use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_protocol::Effect;

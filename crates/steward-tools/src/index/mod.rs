@@ -6,7 +6,9 @@
 //!
 //! Byte-stability: for an unchanged set of tools and loads, `offer` returns identical specs
 //! (core sorted by name, the index in a fixed order, loaded tools in first-loaded order), so
-//! provider prompt caches hold. Does not own running tools, approval, or the turn loop.
+//! provider prompt caches hold. Owns the index text, `load_tools` and the per-conversation
+//! loads; the registry asks it (`registry/offer.rs`) and it never sees the registry. Does not
+//! own running tools, approval, or the turn loop.
 
 mod loads;
 mod near;
@@ -14,12 +16,12 @@ mod near;
 pub use loads::{DEFAULT_KEEP, Loads, MAX_CONVERSATIONS, MAX_PER_CONVERSATION};
 pub use near::near_matches;
 
-use crate::registry::Entry;
-use crate::{OutputTrust, Tool, ToolContext, ToolError, ToolRegistry};
+use crate::entry::Entry;
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use steward_protocol::{ConversationId, Effect, ToolSpec};
+use steward_protocol::{Effect, ToolSpec};
 
 /// The meta tool's reserved name.
 pub const LOAD_TOOLS: &str = "load_tools";
@@ -35,67 +37,9 @@ const MAX_SUMMARIES: usize = 300;
 
 const INDEX_HEAD: &str = "Load tools by name: their full definitions are added to your tool list for this conversation, then call them. Calling a listed tool directly also works. Tools you can load, by source:";
 
-impl ToolRegistry {
-    /// The tool specs for one model call in `conversation` (with the index off: every
-    /// spec, then `read_skill`): core tools (sorted by name),
-    /// then `read_skill` (if there are skills), then `load_tools` with the index (if anything is on demand), then the loaded
-    /// on-demand tools that are still available, in first-loaded order.
-    pub fn offer(&self, conversation: &ConversationId) -> Vec<ToolSpec> {
-        if !self.index {
-            let mut specs = self.specs();
-            specs.extend(crate::skills::read_skill_spec(&self.skills));
-            return specs;
-        }
-        let mut specs: Vec<ToolSpec> = self.core_entries().map(|e| e.spec.clone()).collect();
-        specs.extend(crate::skills::read_skill_spec(&self.skills));
-        let on_demand = self.on_demand_entries();
-        if on_demand.is_empty() {
-            return specs;
-        }
-        specs.push(load_tools_spec(&on_demand));
-        for name in self.loads().loaded(conversation) {
-            if let Some((_, entry)) = on_demand.iter().find(|(_, e)| e.spec.name == name) {
-                specs.push(entry.spec.clone());
-            }
-        }
-        specs
-    }
-
-    /// Record that the model called these tools in `conversation`: the on-demand ones
-    /// among them stay loaded (a tool called without loading it is loaded by the call).
-    pub fn note_calls<'a>(
-        &self,
-        conversation: &ConversationId,
-        names: impl IntoIterator<Item = &'a str>,
-    ) {
-        let on_demand: BTreeSet<String> = self
-            .on_demand_entries()
-            .into_iter()
-            .map(|(_, e)| e.spec.name)
-            .collect();
-        let used: Vec<String> = names
-            .into_iter()
-            .filter(|n| on_demand.contains(*n))
-            .map(str::to_owned)
-            .collect();
-        self.loads().mark(conversation, &used);
-    }
-
-    /// The index text (the `load_tools` description), or None when nothing is on demand.
-    pub fn tool_index(&self) -> Option<String> {
-        let on_demand = self.on_demand_entries();
-        (!on_demand.is_empty()).then(|| index_text(&on_demand))
-    }
-}
-
-/// Few tools: list them all. Many: the nearest names, and where to find the rest.
-pub(crate) fn unknown_tool_message(registry: &ToolRegistry, name: &str) -> String {
-    let on_demand = registry.on_demand_entries();
-    let all: Vec<&str> = registry
-        .core_entries()
-        .map(|e| e.spec.name.as_str())
-        .chain(on_demand.iter().map(|(_, e)| e.spec.name.as_str()))
-        .collect();
+/// Few tools: list them all. Many: the nearest names, and where to find the rest (the
+/// `load_tools` index when it is offered).
+pub(crate) fn unknown_tool_message(all: &[&str], index_offered: bool, name: &str) -> String {
     let unknown = ToolError::UnknownTool(crate::schema::echo(name));
     if all.len() <= MAX_LISTED_TOOLS {
         let available = if all.is_empty() {
@@ -111,7 +55,7 @@ pub(crate) fn unknown_tool_message(registry: &ToolRegistry, name: &str) -> Strin
     } else {
         format!("did you mean: {}", near.join(", "))
     };
-    if registry.index && !on_demand.is_empty() {
+    if index_offered {
         format!(
             "{unknown}; {hint}. The `{LOAD_TOOLS}` tool's description lists every tool you can load."
         )
@@ -120,29 +64,26 @@ pub(crate) fn unknown_tool_message(registry: &ToolRegistry, name: &str) -> Strin
     }
 }
 
-/// The `load_tools` entry, built from the tools available now; None when nothing is on
-/// demand or the index is off (the meta tool is not offered then either).
-pub(crate) fn load_tools_entry(registry: &ToolRegistry) -> Option<Entry> {
-    if !registry.index {
-        return None;
-    }
-    let on_demand = registry.on_demand_entries();
+/// The `load_tools` entry, built from the tools available now (`on_demand` as (group,
+/// entry), the core tools' names); None when nothing is on demand.
+pub(crate) fn load_tools_entry(
+    on_demand: Vec<(String, Entry)>,
+    core: Vec<String>,
+    loads: Arc<Loads>,
+) -> Option<Entry> {
     if on_demand.is_empty() {
         return None;
     }
     let tool = LoadTools {
         description: index_text(&on_demand),
         on_demand: on_demand.into_iter().map(|(_, e)| e.spec.name).collect(),
-        core: registry
-            .core_entries()
-            .map(|e| e.spec.name.clone())
-            .collect(),
-        loads: registry.loads(),
+        core,
+        loads,
     };
     Entry::new(Arc::new(tool), false).ok()
 }
 
-fn load_tools_spec(on_demand: &[(String, Entry)]) -> ToolSpec {
+pub(crate) fn load_tools_spec(on_demand: &[(String, Entry)]) -> ToolSpec {
     ToolSpec {
         name: LOAD_TOOLS.to_owned(),
         description: index_text(on_demand),
@@ -162,7 +103,7 @@ fn load_tools_parameters() -> Value {
 }
 
 /// "head\n[group]\nname: summary\n…", groups in the order given (static, then sources).
-fn index_text(on_demand: &[(String, Entry)]) -> String {
+pub(crate) fn index_text(on_demand: &[(String, Entry)]) -> String {
     let mut text = INDEX_HEAD.to_owned();
     let mut group: Option<&str> = None;
     for (i, (label, entry)) in on_demand.iter().enumerate() {

@@ -5,7 +5,7 @@
 
 use super::render::one_line;
 use super::{MAX_VALUE_CHARS, Shared, check_key, memory_error, written_by_model};
-use crate::builtins::str_arg;
+use crate::args::str_arg;
 use crate::{OutputTrust, Reach, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_protocol::{Effect, FactSource, MAX_FACT_KEY_LEN, ValueKind};

@@ -7,7 +7,7 @@ use super::{
     MAX_BODY_CHARS, MAX_TITLE_CHARS, MAX_URL_LEN, Shared, memory_error, tags_arg, tags_schema,
     written_by_model,
 };
-use crate::builtins::{opt_str_arg, str_arg};
+use crate::args::{opt_str_arg, str_arg};
 use crate::{OutputTrust, Reach, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_protocol::Effect;

@@ -5,7 +5,7 @@
 use super::{
     MAX_QUERY_CHARS, Shared, limit_arg, limit_schema, memory_error, render, tags_arg, tags_schema,
 };
-use crate::builtins::str_arg;
+use crate::args::str_arg;
 use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use steward_memory::RecallOptions;

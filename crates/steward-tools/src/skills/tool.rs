@@ -1,13 +1,13 @@
 //! The `read_skill` tool: its description lists every skill in one line, a call returns one
 //! skill's instructions and loads the on-demand tools the skill lists for the conversation.
-//! Like `load_tools` it is built by the registry per call from the tools available then.
-//! Does not own loading skill files (see `mod.rs`).
+//! Like `load_tools` it is built by the registry per call from the tools available then
+//! (`registry/offer.rs`). Does not own loading skill files (see `mod.rs`).
 
 use super::Skill;
+use crate::entry::Entry;
 use crate::index::Loads;
-use crate::registry::Entry;
 use crate::schema::echo;
-use crate::{OutputTrust, Tool, ToolContext, ToolError, ToolRegistry};
+use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use steward_protocol::{Effect, ToolSpec};
@@ -16,19 +16,6 @@ use steward_protocol::{Effect, ToolSpec};
 pub const READ_SKILL: &str = "read_skill";
 
 const HEAD: &str = "Read one of the owner's skills: instructions for a kind of task. Read the matching skill before doing such a task; it also loads the tools the skill uses. Skills:";
-
-impl ToolRegistry {
-    /// Offer these skills through `read_skill` (replacing any set before). With none, the
-    /// tool is not offered.
-    pub fn set_skills(&mut self, skills: Vec<Skill>) {
-        self.skills = Arc::new(skills);
-    }
-
-    /// The loaded skills, sorted by name.
-    pub fn skills(&self) -> &[Skill] {
-        &self.skills
-    }
-}
 
 /// `read_skill`'s spec, or None without skills.
 pub(crate) fn read_skill_spec(skills: &[Skill]) -> Option<ToolSpec> {
@@ -39,23 +26,23 @@ pub(crate) fn read_skill_spec(skills: &[Skill]) -> Option<ToolSpec> {
     })
 }
 
-pub(crate) fn read_skill_entry(registry: &ToolRegistry) -> Option<Entry> {
-    if registry.skills.is_empty() {
+/// The `read_skill` entry over `skills`, knowing which tools it can load (`on_demand`) and
+/// which are there already (`core`); None without skills.
+pub(crate) fn read_skill_entry(
+    skills: &Arc<Vec<Skill>>,
+    on_demand: Vec<String>,
+    core: Vec<String>,
+    loads: Arc<Loads>,
+) -> Option<Entry> {
+    if skills.is_empty() {
         return None;
     }
     let tool = ReadSkill {
-        description: description(&registry.skills),
-        skills: Arc::clone(&registry.skills),
-        on_demand: registry
-            .on_demand_entries()
-            .into_iter()
-            .map(|(_, e)| e.spec.name)
-            .collect(),
-        core: registry
-            .core_entries()
-            .map(|e| e.spec.name.clone())
-            .collect(),
-        loads: registry.loads(),
+        description: description(skills),
+        skills: Arc::clone(skills),
+        on_demand,
+        core,
+        loads,
     };
     Entry::new(Arc::new(tool), false).ok()
 }

@@ -11,7 +11,7 @@ mod conn;
 mod guard;
 mod render;
 
-use crate::builtins::str_arg;
+use crate::args::str_arg;
 use crate::{OutputTrust, Reach, Tool, ToolContext, ToolError};
 use conn::SqlArgs;
 use guard::Mode;

@@ -215,9 +215,9 @@ impl Rule {
                     || crate::config::settings::split_model_ref(s)
                         .is_some_and(|(p, _)| matches!(p, "openai" | "gemini" | "ollama"))
             }
-            Rule::HostList => steward_tools::AllowList::parse(s).is_ok(),
+            Rule::HostList => steward_web::AllowList::parse(s).is_ok(),
             Rule::OriginList => steward_server::CorsOrigins::parse(s).is_ok(),
-            Rule::SearchBackend => steward_tools::SearchBackend::parse(s).is_some(),
+            Rule::SearchBackend => steward_web::SearchBackend::parse(s).is_some(),
             Rule::PrincipalId => {
                 steward_protocol::PrincipalId::parse(s).is_ok()
                     && s != steward_protocol::PrincipalId::SYSTEM

@@ -5,7 +5,7 @@
 //! rarest few; at most `RANK_WINDOW` matches ranked, the newest). Does not own the vectors (`vectors/`) nor turning user text into tokens
 //! (`validate::memory::query_tokens`).
 
-use super::{col, tags_json, tags_param, vectors};
+use super::{col, memory_ref, tags_json, tags_param, vectors};
 use crate::sqlite::sql_limit;
 use crate::{MemoryFilter, StoreError};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -268,10 +268,4 @@ fn ranked(
         out.push((r, -rank));
     }
     Ok(out)
-}
-
-pub(super) fn memory_ref(kind: String, id: i64) -> Result<MemoryRef, StoreError> {
-    let kind = MemoryKind::parse(&kind)
-        .ok_or_else(|| StoreError::Corrupt(format!("search index row {id}: unknown kind")))?;
-    Ok(MemoryRef { kind, id })
 }

@@ -60,6 +60,13 @@ fn tags_param(tags: &[String]) -> Result<Option<String>, StoreError> {
 }
 
 /// Reads column `idx` of a row, mapping type errors to `Corrupt` naming `what`.
+/// A search-index row's `(kind, id)` as a reference (the index and the vector tables share it).
+fn memory_ref(kind: String, id: i64) -> Result<MemoryRef, StoreError> {
+    let kind = MemoryKind::parse(&kind)
+        .ok_or_else(|| StoreError::Corrupt(format!("search index row {id}: unknown kind")))?;
+    Ok(MemoryRef { kind, id })
+}
+
 fn col<T: rusqlite::types::FromSql>(
     row: &rusqlite::Row<'_>,
     idx: usize,

@@ -19,7 +19,7 @@ pub(crate) use legacy::upgrade_to_v5;
 pub(super) use search::search;
 pub(crate) use sync::VectorIndexes;
 
-use super::index::memory_ref;
+use super::memory_ref;
 use super::{col, items};
 use crate::StoreError;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};

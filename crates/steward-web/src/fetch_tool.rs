@@ -9,11 +9,10 @@ use super::fetch::{FetchLimits, Fetched, Kind, fetch, shown_url};
 use super::html::{Page, extract};
 use super::resolve::Resolver;
 use super::{SsrfGuard, WebConfig};
-use crate::builtins::str_arg;
-use crate::{Reach, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use steward_protocol::Effect;
+use steward_tools::{Reach, Tool, ToolContext, ToolError, str_arg};
 use url::Url;
 
 const TAG: &str = "fetched_content";

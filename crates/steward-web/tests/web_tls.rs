@@ -2,6 +2,9 @@
 //! key in `fixtures/`): certificates are verified (the shared TLS config does not trust it),
 //! and a pinned connection still sends the host name for SNI and offers h2 and http/1.1.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod web_support;
 
 use rustls::pki_types::pem::PemObject;

@@ -2,12 +2,15 @@
 //! each contained and reported. Runs as root in CI, where containment must still hold
 //! (the sandbox drops to `nobody` and lives in its own user namespace).
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::io::Write;
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
-use steward_tools::sandbox::{CodeConfig, Job, Language, RunReport, Sandbox, SandboxStatus, probe};
+use steward_sandbox::{CodeConfig, Job, Language, RunReport, Sandbox, SandboxStatus, probe};
 
 fn status() -> &'static SandboxStatus {
     static STATUS: OnceLock<SandboxStatus> = OnceLock::new();

@@ -4,12 +4,15 @@
 //! approval gate can sit between them. Tools are static (registered at start; "core" ones
 //! always sent to the model, "on demand" ones only listed in the tool index) or come from
 //! dynamic `ToolSource`s (always on demand), found by name at call time.
-//! Does not own any tool's behaviour, policy decisions, or which specs one model call is
-//! offered (see `index`).
+//! Does not own any tool's behaviour or policy decisions; which specs one model call is
+//! offered is `offer.rs` (over `crate::index` and `crate::skills`).
+
+mod offer;
 
 use crate::args::{check_value, parse_arguments, truncate_output};
+use crate::entry::Entry;
 use crate::index::{self, Loads};
-use crate::schema::{self, echo};
+use crate::schema::echo;
 use crate::skills::{self, Skill};
 use crate::source::{Lookup, Sources, ToolSource};
 use crate::{ApprovedRun, Tool, ToolContext, ToolError, ToolOutcome};
@@ -18,55 +21,15 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use steward_protocol::{Effect, ToolCall, ToolName, ToolSpec};
+use steward_protocol::{Effect, ToolCall, ToolSpec};
 use tokio::task::JoinHandle;
 
 /// Per-call wall-clock limit unless `with_timeout` says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Output longer than this is cut (it all goes into the model's context).
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 16 * 1024;
-/// Argument text longer than this is refused before parsing, so a runaway model cannot
-/// make us parse and check megabytes.
-pub const MAX_ARGUMENT_BYTES: usize = 256 * 1024;
 /// The group name of on-demand tools registered statically (sources use their label).
 pub(crate) const STATIC_GROUP: &str = "steward";
-
-#[derive(Clone)]
-pub(crate) struct Entry {
-    pub(crate) tool: Arc<dyn Tool>,
-    /// Captured once at registration so the advertised spec, and the schema we check
-    /// against, cannot drift between calls (provider prompt caches need byte-identity).
-    pub(crate) spec: ToolSpec,
-    /// Listed in the tool index; its schema is sent only once the model loads it.
-    pub(crate) on_demand: bool,
-}
-
-impl Entry {
-    /// Refuses names outside `steward_protocol::ToolName`'s rule and parameter schemas
-    /// outside the supported subset (both as `InvalidArguments`).
-    pub(crate) fn new(tool: Arc<dyn Tool>, on_demand: bool) -> Result<Entry, ToolError> {
-        let name = tool.name().to_owned();
-        if let Err(e) = ToolName::parse(&name) {
-            return Err(ToolError::InvalidArguments(format!(
-                "tool `{}`: {e}",
-                echo(&name)
-            )));
-        }
-        let parameters = tool.parameters();
-        schema::check_supported(&parameters)
-            .map_err(|e| ToolError::InvalidArguments(format!("tool `{name}`: {e}")))?;
-        let spec = ToolSpec {
-            name,
-            description: tool.description().to_owned(),
-            parameters,
-        };
-        Ok(Entry {
-            tool,
-            spec,
-            on_demand,
-        })
-    }
-}
 
 /// A call that passed parsing, the schema and the tool's `validate`, ready to run (now, or
 /// after a human approves exactly these `args`).
@@ -94,9 +57,9 @@ pub struct ToolRegistry {
     /// Which on-demand tools each conversation has loaded (shared with `read_skill`).
     loads: Arc<Loads>,
     /// Offered through `read_skill` (see `skills::tool`).
-    pub(crate) skills: Arc<Vec<Skill>>,
+    skills: Arc<Vec<Skill>>,
     /// Off: every call is offered every schema (no `load_tools`); see `offer`.
-    pub(crate) index: bool,
+    index: bool,
     timeout: Duration,
     max_output_bytes: usize,
 }
@@ -354,12 +317,12 @@ impl ToolRegistry {
             return Ok(entry.clone());
         }
         let meta = match name {
-            index::LOAD_TOOLS => Some(index::load_tools_entry(self)),
-            skills::READ_SKILL => Some(skills::read_skill_entry(self)),
+            index::LOAD_TOOLS => Some(self.load_tools_entry()),
+            skills::READ_SKILL => Some(self.read_skill_entry()),
             _ => None,
         };
         if let Some(meta) = meta {
-            return meta.ok_or_else(|| self.failure(index::unknown_tool_message(self, name)));
+            return meta.ok_or_else(|| self.failure(self.unknown_tool_message(name)));
         }
         let is_static = |n: &str| self.tools.contains_key(n) || reserved(n);
         match self.sources.lookup(name, &is_static) {
@@ -367,7 +330,7 @@ impl ToolRegistry {
             Lookup::Vanished(label) => Err(self.failure(format!(
                 "tool `{name}` is not available right now (its source {label} is down or no longer offers it); try again later or do without it"
             ))),
-            Lookup::Missing => Err(self.failure(index::unknown_tool_message(self, name))),
+            Lookup::Missing => Err(self.failure(self.unknown_tool_message(name))),
         }
     }
 

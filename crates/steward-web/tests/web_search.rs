@@ -2,6 +2,9 @@
 //! formats: results, counts, backend errors, malformed JSON, hostile results, the
 //! not-configured message, and the API key never showing up in any output.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod web_support;
 
 use axum::Json;
@@ -12,7 +15,7 @@ use axum::routing::get;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use steward_tools::{SearchBackend, SearchConfig, WebConfig};
+use steward_web::{SearchBackend, SearchConfig, WebConfig};
 use web_support::{FixedResolver, call, registry};
 
 const KEY: &str = "sk-test-SECRET-9f8e7d6c5b4a";

@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use steward_protocol::{ConversationId, ToolCall};
-use steward_tools::web::Resolver;
-use steward_tools::{ToolContext, ToolOutcome, ToolRegistry, WebConfig, web_tools_with_resolver};
+use steward_tools::{ToolContext, ToolOutcome, ToolRegistry};
+use steward_web::{Resolver, WebConfig, web_tools_with_resolver};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -258,7 +258,7 @@ pub async fn fetch(r: &ToolRegistry, url: &str) -> ToolOutcome {
 /// A config allowing exactly these hosts, with short limits for tests.
 pub fn cfg(allow: &str) -> WebConfig {
     WebConfig {
-        allow_hosts: steward_tools::AllowList::parse(allow).unwrap(),
+        allow_hosts: steward_web::AllowList::parse(allow).unwrap(),
         fetch_timeout: Duration::from_secs(5),
         ..WebConfig::default()
     }

@@ -48,6 +48,7 @@ const DEV_RW: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 const DEV_RO: &[&str] = &["/dev/urandom", "/dev/random"];
 
 /// The kernel's Landlock ABI version; 0 or less means no Landlock.
+#[allow(unsafe_code)] // a raw syscall: the landlock crate does not expose the version query
 pub(super) fn abi_version() -> i64 {
     const LANDLOCK_CREATE_RULESET_VERSION: u32 = 1;
     // SAFETY: with a NULL attribute and the VERSION flag, landlock_create_ruleset only

@@ -2,11 +2,14 @@
 //! chains, the redirect limit, the size cap (the rest of the body is never downloaded),
 //! the deadline, content types, and hostile pages that try to escape the fence.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod web_support;
 
 use serde_json::json;
 use std::time::Duration;
-use steward_tools::WebConfig;
+use steward_web::WebConfig;
 use web_support::{Body, FixedResolver, Reply, Server, call, cfg, fetch, registry};
 
 const TAG_OPEN: &str = "<fetched_content";

@@ -171,6 +171,7 @@ impl Drop for WorkDir {
 struct GroupKill(Option<libc::pid_t>);
 
 impl GroupKill {
+    #[allow(unsafe_code)] // killpg(2)
     fn kill(&mut self) {
         if let Some(pgid) = self.0.take() {
             // SAFETY: killpg takes integers. The group leader is our child and not yet
@@ -193,6 +194,7 @@ async fn read_opt<R: AsyncRead + Unpin>(r: &mut Option<R>, buf: &mut [u8]) -> io
     }
 }
 
+#[allow(unsafe_code)] // geteuid/getegid and chown(2) on the work dir
 fn plan(cfg: &CodeConfig, workdir: &WorkDir, landlock_fd: i32) -> Result<ChildPlan, String> {
     // SAFETY: geteuid/getegid take no arguments and cannot fail.
     let (euid, egid) = unsafe { (libc::geteuid(), libc::getegid()) };
@@ -232,6 +234,7 @@ fn plan(cfg: &CodeConfig, workdir: &WorkDir, landlock_fd: i32) -> Result<ChildPl
     })
 }
 
+#[allow(unsafe_code)] // pre_exec: the child's setup between fork and exec
 pub(super) async fn run(
     cfg: &CodeConfig,
     interpreter: &Path,

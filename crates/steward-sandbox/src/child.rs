@@ -13,6 +13,9 @@
 //! allocation, no locks, no logging. `io::Error::last_os_error()` is fine (it stores the
 //! errno inline). Each wrapper below says why its call is safe.
 
+// Every function here is a raw syscall wrapper (the crate denies `unsafe` elsewhere).
+#![allow(unsafe_code)]
+
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::RawFd;

@@ -13,7 +13,7 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::Duration;
 
 use super::{CodeConfig, probe, run_code_tool};
-use crate::{Tool, ToolSource};
+use steward_tools::{Tool, ToolSource};
 
 /// What the probe thread found.
 #[derive(Clone)]

@@ -13,14 +13,13 @@
 
 use super::WebConfig;
 use super::fence::{fence, neutralise};
-use crate::builtins::str_arg;
-use crate::{Reach, Tool, ToolContext, ToolError};
 use reqwest::header::{ACCEPT, HeaderValue};
 use serde_json::{Value, json};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 use steward_protocol::Effect;
+use steward_tools::{Reach, Tool, ToolContext, ToolError, str_arg};
 
 /// Longest response body read from a backend.
 const MAX_RESPONSE_BYTES: usize = 2 * 1024 * 1024;

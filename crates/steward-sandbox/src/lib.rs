@@ -1,6 +1,7 @@
-//! Sandboxed code execution: the `run_code` tool (Python and shell), the sandbox it runs
-//! in, the start-up probe that decides whether it is offered at all, and the advisory
-//! risk classifier shown on its approval card.
+//! steward-sandbox: sandboxed code execution: the `run_code` tool (Python and shell), the
+//! sandbox it runs in, the start-up probe that decides whether it is offered at all, and the
+//! advisory risk classifier shown on its approval card. The one crate of the workspace that
+//! may hold `unsafe` (raw syscalls in the child; each module that needs it allows it itself).
 //!
 //! The sandbox (Linux): a child process in a fresh temporary directory (a size-limited
 //! tmpfs, deleted afterwards) inside new user, network, mount and PID namespaces — no
@@ -11,7 +12,8 @@
 //! process it started dies with it. If any of that cannot be set up, the probe says why
 //! and the tool is not registered: code never runs on the host unsandboxed.
 //!
-//! Owns: all of the above. Does not own: whether a run is approved (the approval gate in
+//! Owns: all of the above. Does not own: the `Tool` and `ToolSource` traits and the registry
+//! that runs the tool (steward-tools), whether a run is approved (the approval gate in
 //! steward-core asks a human for every call: the tool's effect is External) or the
 //! configuration keys (the binary maps `code.*` onto `CodeConfig`).
 
@@ -32,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::Tool;
+use steward_tools::Tool;
 
 pub use source::CodeSource;
 pub use tool::{MAX_CODE_BYTES, MAX_STDIN_BYTES, RunCode};

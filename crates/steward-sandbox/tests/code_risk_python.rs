@@ -3,7 +3,7 @@
 //! however it is spelled; decoding and running together is high; ordinary code stays low.
 
 use proptest::prelude::*;
-use steward_tools::sandbox::risk::{Risk, assess_python};
+use steward_sandbox::risk::{Risk, assess_python};
 
 #[test]
 fn dynamic_code_is_at_least_medium_with_its_reason() {

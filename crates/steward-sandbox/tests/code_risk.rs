@@ -1,6 +1,6 @@
 //! The risk classifier table: ratings on the unwrapped command, never fooled by wrappers.
 
-use steward_tools::sandbox::risk::{Risk, assess_python, assess_shell};
+use steward_sandbox::risk::{Risk, assess_python, assess_shell};
 
 #[test]
 fn shell_table() {

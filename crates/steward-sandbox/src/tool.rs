@@ -6,10 +6,10 @@
 
 use super::risk::{assess_python, assess_shell};
 use super::{Job, Language, RunReport, Sandbox};
-use crate::{OutputTrust, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 use std::time::Duration;
 use steward_protocol::Effect;
+use steward_tools::{OutputTrust, Tool, ToolContext, ToolError};
 
 /// Longest program accepted, in bytes (it is passed as one argv string; Linux allows 128 KiB).
 pub const MAX_CODE_BYTES: usize = 64 * 1024;

@@ -3,9 +3,12 @@
 //! where `/proc/<pid>/environ` shows it — and then lets sandboxed programs look for it
 //! every way they can.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::process::Command;
 use std::time::Duration;
-use steward_tools::sandbox::{CodeConfig, Job, Language, Sandbox, probe};
+use steward_sandbox::{CodeConfig, Job, Language, Sandbox, probe};
 
 const VAR: &str = "STEWARD_SANDBOX_TEST_CANARY";
 const NAME: &str = "parent_environment_never_reaches_the_child";

@@ -1,12 +1,13 @@
-//! Web tools: `fetch_url` (a page as readable text, behind the SSRF guard) and `web_search`
-//! (SearXNG, Brave or Tavily). Both are `Effect::Read` and fence what they return as
-//! untrusted data.
+//! steward-web: the web tools, `fetch_url` (a page as readable text, behind the SSRF guard)
+//! and `web_search` (SearXNG, Brave or Tavily). Both are `Effect::Read` and fence what they
+//! return as untrusted data. The only crate with the HTML tokenizer and its own TLS config.
 //!
 //! Owns: the tools, their configuration (`WebConfig`), the SSRF guard (`guard`, `ranges`,
 //! `resolve`), guarded fetching (`fetch`), page-to-text (`html`) and the fence (`fence`).
-//! Does not own: whether a tool may run (the approval gate), the registry's own timeout and
-//! output cap (keep `fetch_timeout` and `max_output_bytes` under them), or config parsing
-//! (the binary maps its settings onto `WebConfig`).
+//! Does not own: the `Tool` trait and the registry (steward-tools), whether a tool may run
+//! (the approval gate), the registry's own timeout and output cap (keep `fetch_timeout` and
+//! `max_output_bytes` under them), or config parsing (the binary maps its settings onto
+//! `WebConfig`).
 
 mod fence;
 mod fetch;
@@ -26,9 +27,9 @@ pub use ranges::refusal as address_refusal;
 pub use resolve::{Resolver, SystemResolver, Vetted, vet};
 pub use search::{SearchBackend, SearchConfig, WebSearch};
 
-use crate::Tool;
 use std::sync::Arc;
 use std::time::Duration;
+use steward_tools::Tool;
 
 /// Settings of both web tools.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,19 +2,22 @@
 //! arguments, the approval-card preview, the model-facing report, and the rule that an
 //! unavailable sandbox means no tool at all.
 
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 use steward_protocol::{ConversationId, Effect, ToolCall};
-use steward_tools::sandbox::{MAX_CODE_BYTES, MAX_STDIN_BYTES};
-use steward_tools::{
-    CodeConfig, SandboxStatus, ToolContext, ToolOutcome, ToolRegistry, run_code_tool,
+use steward_sandbox::{
+    CodeConfig, MAX_CODE_BYTES, MAX_STDIN_BYTES, SandboxStatus, probe, run_code_tool,
 };
+use steward_tools::{ToolContext, ToolOutcome, ToolRegistry};
 
 fn status() -> &'static SandboxStatus {
     static STATUS: OnceLock<SandboxStatus> = OnceLock::new();
-    STATUS.get_or_init(|| steward_tools::sandbox::probe(&CodeConfig::default()))
+    STATUS.get_or_init(|| probe(&CodeConfig::default()))
 }
 
 fn cfg() -> CodeConfig {
@@ -215,7 +218,7 @@ fn no_sandbox_means_no_tool_and_a_missing_python_means_shell_only() {
             .is_err()
     );
 
-    let missing = steward_tools::sandbox::probe(&CodeConfig {
+    let missing = probe(&CodeConfig {
         python: PathBuf::from("/nonexistent/python3"),
         ..CodeConfig::default()
     });
@@ -232,8 +235,9 @@ fn no_sandbox_means_no_tool_and_a_missing_python_means_shell_only() {
 /// worked, and the registry finds it by name.
 #[test]
 fn the_code_source_offers_run_code_after_the_probe() {
-    use steward_tools::{CodeSource, ToolRegistry, ToolSource};
-    let source = CodeSource::probe_in_background(steward_tools::CodeConfig::default());
+    use steward_sandbox::CodeSource;
+    use steward_tools::ToolSource;
+    let source = CodeSource::probe_in_background(CodeConfig::default());
     assert!(
         source.wait(std::time::Duration::from_secs(20)),
         "probe never finished"
@@ -249,8 +253,9 @@ fn the_code_source_offers_run_code_after_the_probe() {
 /// first tool listing starts the probe (and is empty), a later one offers `run_code`.
 #[test]
 fn a_lazy_code_source_probes_on_first_use() {
-    use steward_tools::{CodeSource, ToolSource};
-    let source = CodeSource::lazy(steward_tools::CodeConfig::default());
+    use steward_sandbox::CodeSource;
+    use steward_tools::ToolSource;
+    let source = CodeSource::lazy(CodeConfig::default());
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert!(!source.started());
     assert!(source.tools().is_empty(), "offered before the probe passed");
