@@ -15,7 +15,7 @@
 //! ones, and recall lists nothing for an unrelated question.
 //! Does not own: the fusion (src/fusion.rs), the store's FTS5/vector search, or the embedder.
 //!
-//! Run `cargo test -p steward-memory --test retrieval_eval -- --nocapture` to see the tables;
+//! Run `cargo test -p steward-memory --test integration retrieval_eval:: -- --nocapture` to see the tables;
 //! set STEWARD_EVAL_VERBOSE=1 to also list, per query, what each mode returned.
 
 // Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
@@ -36,7 +36,7 @@ const UNRELATED: &str = include_str!("fixtures/retrieval_unrelated.json");
 const USER: &str = "eval-user";
 const K: usize = 5;
 /// Hybrid recall@5 and MRR recorded before the relevance floor (issue 9); they must not drop.
-/// (`cargo test -p steward-memory --test retrieval_eval -- --nocapture` prints them.)
+/// (`cargo test -p steward-memory --test integration retrieval_eval:: -- --nocapture` prints them.)
 const TUNING_RECORDED: (f64, f64) = (0.943978, 0.897759);
 const HELD_OUT_RECORDED: (f64, f64) = (0.963303, 0.856881);
 

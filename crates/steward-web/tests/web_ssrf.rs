@@ -7,7 +7,7 @@
 // Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod web_support;
+use crate::web_support;
 
 use steward_web::{AllowList, GuardError, SsrfGuard, vet};
 use url::Url;

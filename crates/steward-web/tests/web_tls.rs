@@ -5,7 +5,7 @@
 // Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod web_support;
+use crate::web_support;
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};

@@ -5,7 +5,7 @@
 // Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod config_support;
+use crate::config_support;
 
 use std::collections::HashMap;
 use std::path::Path;

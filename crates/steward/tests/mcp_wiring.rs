@@ -5,9 +5,9 @@
 // Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod config_support;
+use crate::config_support;
 
-mod support;
+use crate::support;
 
 use config_support::{env_of, load_in, temp_dir, write};
 use std::time::{Duration, Instant};

@@ -1,0 +1,20 @@
+//! Every integration test of this crate in one test binary: each file beside this one is a
+//! module, sharing `support`. One binary links the crate and its
+//! dependencies once instead of once per file (9 files).
+//!
+//! Run one file's tests with `cargo test -p steward-tools --test integration FILE::`.
+
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+mod builtins;
+mod memory_tools;
+mod prepared;
+mod registry;
+mod skills;
+mod sources;
+mod sql_containment;
+mod sql_guard;
+mod sql_tools;
