@@ -6,8 +6,8 @@
 //! found".
 //!
 //! Owns: the port, its input types and limits, and `MemoryDeskError`, which each surface maps
-//! once (HTTP status, CLI message, MCP tool error). Does not own: source trust, the quality
-//! gate or ranking (`steward_memory::Memory`), the value rules (`steward_protocol::values`), or
+//! once (HTTP status, CLI message, MCP tool error). Does not own: source trust, the fact
+//! quality check or ranking (`steward_memory::Memory`), the value rules (`steward_protocol::values`), or
 //! the model's memory tools (steward-tools: they act inside a turn, with its provenance and
 //! taint).
 
@@ -127,7 +127,7 @@ pub enum MemoryDeskError {
     TooLong { field: &'static str, max: usize },
     #[error("{0}")]
     NotFound(Missing),
-    /// The memory refused what it was given: the quality gate, a reserved tag, the store's
+    /// The memory refused what it was given: the fact quality check, a reserved tag, the store's
     /// checks (NUL in a text).
     #[error("{0}")]
     Refused(String),

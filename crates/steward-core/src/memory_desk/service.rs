@@ -4,7 +4,7 @@
 //! become `MemoryDeskError` (storage details go to the log).
 //!
 //! Owns: the checks and the mapping. Does not own: what memory does with a write (source
-//! trust, the gate, embeddings: `Memory`).
+//! trust, the fact quality check, embeddings: `Memory`).
 
 use super::{
     MAX_FACT_VALUE_BYTES, MAX_LISTING, MAX_NOTE_BODY_BYTES, MAX_NOTE_TITLE_BYTES, MAX_QUERY_BYTES,

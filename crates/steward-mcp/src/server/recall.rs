@@ -7,31 +7,11 @@ use super::shared::{Shared, desk_error, limit, tags_arg, text_arg};
 use serde_json::{Value, json};
 use steward_core::memory_desk::RecallScope;
 use steward_protocol::{Effect, MemoryKind, Quarantine};
-use steward_tools::memory::{render_hits, tags_schema};
+use steward_tools::memory::{KINDS, kinds_arg, render_hits, tags_schema};
 use steward_tools::{OutputTrust, Tool, ToolContext, ToolError};
 
-const KINDS: [&str; 5] = ["fact", "note", "learning", "read_later", "intention"];
 const MAX_HITS: usize = 20;
 const DEFAULT_HITS: usize = 5;
-
-fn kinds_arg(args: &Value) -> Result<Vec<MemoryKind>, ToolError> {
-    let Some(raw) = args.get("kinds") else {
-        return Ok(Vec::new());
-    };
-    let items = raw.as_array().ok_or_else(|| {
-        ToolError::InvalidArguments("argument `kinds` must be an array".to_owned())
-    })?;
-    let mut kinds = Vec::with_capacity(items.len());
-    for item in items {
-        let kind = item.as_str().and_then(MemoryKind::parse).ok_or_else(|| {
-            ToolError::InvalidArguments(format!("each kind must be one of {}", KINDS.join(", ")))
-        })?;
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
-        }
-    }
-    Ok(kinds)
-}
 
 async fn recall(
     shared: &Shared,

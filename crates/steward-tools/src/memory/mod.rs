@@ -22,7 +22,7 @@ use steward_store::StoreError;
 
 pub use facts::{Forget, Remember};
 pub use notes::{ReadLaterTool, SaveNote};
-pub use recall::{Recall, SearchNotes};
+pub use recall::{KINDS, Recall, SearchNotes, kinds_arg};
 /// The compact one-line-per-hit text of the recall tools, for other tools that recall (the
 /// MCP server's).
 pub use render::hits as render_hits;

@@ -12,7 +12,8 @@ use steward_memory::RecallOptions;
 use steward_protocol::{Effect, MemoryKind, Quarantine};
 use steward_store::MemoryFilter;
 
-const KINDS: [&str; 5] = ["fact", "note", "learning", "read_later", "intention"];
+/// The memory kinds a recall may be narrowed to (shared with the MCP server's recall).
+pub const KINDS: [&str; 5] = ["fact", "note", "learning", "read_later", "intention"];
 
 fn query_arg(args: &Value) -> Result<&str, ToolError> {
     let query = str_arg(args, "query")?;
@@ -24,7 +25,8 @@ fn query_arg(args: &Value) -> Result<&str, ToolError> {
     Ok(query)
 }
 
-fn kinds_arg(args: &Value) -> Result<Vec<MemoryKind>, ToolError> {
+/// The optional `kinds` argument: each one of `KINDS`, duplicates dropped; none = every kind.
+pub fn kinds_arg(args: &Value) -> Result<Vec<MemoryKind>, ToolError> {
     let Some(raw) = args.get("kinds") else {
         return Ok(Vec::new());
     };
