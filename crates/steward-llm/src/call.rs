@@ -103,7 +103,7 @@ pub(crate) async fn chat<W: Wire>(
 ) -> Result<ChatResponse, LlmError> {
     let streaming = streaming(http, on_text);
     let url = url(streaming)?;
-    let rb = http.post_json(&url, &body(streaming));
+    let rb = http.post_json(&url, &body(streaming))?;
     let model_name = format!("{}:{model}", http.name);
     let resp = if streaming {
         let mut acc = Streamed::<W>::new(on_text);
@@ -147,7 +147,7 @@ fn emit_whole(on_text: Option<TextSink<'_>>, text: &str) {
 /// Cheap reachability + auth check: GET `base_url` + `path` and accept any success.
 pub(crate) async fn probe(http: &Http, path: &str) -> Result<(), LlmError> {
     let url = format!("{}{path}", http.base_url);
-    let rb = http.get(&url);
+    let rb = http.get(&url)?;
     http.guarded(&CancellationToken::new(), async {
         http.send(rb).await.map(|_| ())
     })

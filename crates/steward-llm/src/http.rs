@@ -12,6 +12,7 @@ use crate::{LlmError, ProviderConfig};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::de::DeserializeOwned;
 use std::future::Future;
+use std::sync::OnceLock;
 use std::time::Duration;
 use steward_protocol::secret_url;
 use tokio_util::sync::CancellationToken;
@@ -41,7 +42,11 @@ pub(crate) struct Http {
     pub name: String,
     pub base_url: String,
     pub stream: bool,
-    client: reqwest::Client,
+    /// Built on the first request, not at start: building it loads the system's root
+    /// certificates (parsed, in memory), and an idle process — or a provider never called —
+    /// should not pay for that.
+    client: OnceLock<reqwest::Client>,
+    connect_timeout: Duration,
     auth: HeaderMap,
     /// The API key and every secret part of the base URL (userinfo, query values), longest
     /// first: scrubbed from any text that becomes an error.
@@ -90,22 +95,12 @@ impl Http {
             v.set_sensitive(true);
             headers.insert(HeaderName::from_static(name), v);
         }
-        let client = reqwest::Client::builder()
-            .connect_timeout(cfg.connect_timeout)
-            .user_agent(concat!("steward/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| {
-                LlmError::Config(format!(
-                    "provider {}: cannot build HTTP client: {}",
-                    cfg.name,
-                    chain(e)
-                ))
-            })?;
         Ok(Http {
             name: cfg.name.clone(),
             base_url,
             stream: cfg.stream,
-            client,
+            client: OnceLock::new(),
+            connect_timeout: cfg.connect_timeout,
             auth: headers,
             secrets,
             request_timeout: cfg.request_timeout,
@@ -113,18 +108,43 @@ impl Http {
         })
     }
 
-    pub fn get(&self, url: &str) -> reqwest::RequestBuilder {
-        self.client.get(url).headers(self.auth.clone())
+    /// The provider's client, built on first use (two racing first calls may both build
+    /// one; the first stored wins, the other is dropped).
+    fn client(&self) -> Result<&reqwest::Client, LlmError> {
+        if let Some(client) = self.client.get() {
+            return Ok(client);
+        }
+        let built = reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout)
+            .user_agent(concat!("steward/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| {
+                LlmError::Config(format!(
+                    "provider {}: cannot build HTTP client: {}",
+                    self.name,
+                    chain(e)
+                ))
+            })?;
+        Ok(self.client.get_or_init(|| built))
     }
 
-    pub fn post_json(&self, url: &str, body: &serde_json::Value) -> reqwest::RequestBuilder {
+    pub fn get(&self, url: &str) -> Result<reqwest::RequestBuilder, LlmError> {
+        Ok(self.client()?.get(url).headers(self.auth.clone()))
+    }
+
+    pub fn post_json(
+        &self,
+        url: &str,
+        body: &serde_json::Value,
+    ) -> Result<reqwest::RequestBuilder, LlmError> {
         // Serialized once here so the bytes on the wire are exactly serde_json's output.
         let bytes = serde_json::to_vec(body).unwrap_or_default();
-        self.client
+        Ok(self
+            .client()?
             .post(url)
             .headers(self.auth.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(bytes)
+            .body(bytes))
     }
 
     /// Run `fut` under the whole-request timeout, aborting at once on cancellation.
