@@ -16,6 +16,7 @@ mod conversations;
 mod cors;
 mod error;
 mod events;
+mod headers;
 mod listen;
 mod memory;
 mod openai;
@@ -33,6 +34,7 @@ use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryD
 use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
 
 pub use cors::CorsOrigins;
+pub use headers::CONTENT_SECURITY_POLICY_VALUE;
 pub use listen::{ConnLimits, serve, serve_with};
 
 /// Default cap on a request body; larger bodies get 413.
@@ -228,7 +230,10 @@ pub fn router(
         Some(layer) => routes.layer(layer),
         None => routes,
     };
-    routes.with_state(state)
+    // Outermost: every response, preflights and refusals included, carries them.
+    routes
+        .layer(axum::middleware::map_response(headers::secure))
+        .with_state(state)
 }
 
 async fn health(State(state): State<AppState>) -> axum::Json<serde_json::Value> {

@@ -12,6 +12,7 @@ mod auth;
 mod cors;
 mod desk;
 mod grants;
+mod headers;
 mod hostile;
 mod limits;
 mod memory;
