@@ -21,6 +21,7 @@ mod listen;
 mod memory;
 mod openai;
 mod parts;
+pub mod password;
 mod trace;
 mod turn;
 
