@@ -173,6 +173,78 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every Rust file of the workspace as `(path relative to crates/, text)`: what each source
+/// rule below (and in `architecture/`) scans.
+fn source_files() -> Vec<(String, String)> {
+    let root = crates_dir();
+    let mut paths = Vec::new();
+    rust_files(&root, &mut paths);
+    paths
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&p).unwrap();
+            (rel, text)
+        })
+        .collect()
+}
+
+/// The part of `text` that is built without `cfg(test)`: each `#[cfg(test)]` item (a `mod
+/// tests { … }`, a `mod tests;`, a test-only function) is cut out by matching its braces.
+fn without_test_items(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let item = &rest[at..];
+        let open = item.find('{');
+        let semi = item.find(';');
+        let end = match (open, semi) {
+            (Some(o), Some(s)) if s < o => s + 1,
+            (Some(o), _) => {
+                let mut depth = 0usize;
+                let mut end = item.len();
+                for (i, c) in item[o..].char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = o + i + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                end
+            }
+            (None, Some(s)) => s + 1,
+            (None, None) => item.len(),
+        };
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether `rel` (relative to `crates/`) is code that ships: a crate's `src/`, minus the test
+/// kit, the store's test-only contract suite and test files under `src/`.
+fn ships(rel: &str) -> bool {
+    let Some((krate, path)) = rel.split_once("/src/") else {
+        return false;
+    };
+    let test_only = krate == "steward-testkit"
+        || (krate == "steward-store" && path.starts_with("contract/"))
+        || path.ends_with("tests.rs")
+        || path.contains("/tests/");
+    !test_only
+}
+
 /// Files allowed to change an action's status: the resolve path, and the store adapter
 /// that implements the compare-and-set (plus its own contract tests).
 fn may_write_action_status(rel: &str) -> bool {
@@ -180,20 +252,11 @@ fn may_write_action_status(rel: &str) -> bool {
 }
 
 fn status_writers() -> Vec<String> {
-    let root = crates_dir();
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
     let mut bad = Vec::new();
-    for file in files {
-        let rel = file
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (rel, text) in source_files() {
         if rel.starts_with("steward/tests/architecture.rs") {
             continue;
         }
-        let text = std::fs::read_to_string(&file).unwrap();
         let writes = text.contains(".transition_action(")
             || text.to_lowercase().contains("update pending_actions");
         if writes && !may_write_action_status(&rel) {
@@ -285,23 +348,11 @@ fn value_rule_copies_in(rel: &str, text: &str) -> Vec<String> {
 }
 
 fn value_rule_copies() -> Vec<String> {
-    let root = crates_dir();
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
-    let mut bad = Vec::new();
-    for file in files {
-        let rel = file
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel == "steward/tests/architecture.rs" {
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).unwrap();
-        bad.extend(value_rule_copies_in(&rel, &text));
-    }
-    bad
+    source_files()
+        .iter()
+        .filter(|(rel, _)| rel != "steward/tests/architecture.rs")
+        .flat_map(|(rel, text)| value_rule_copies_in(rel, text))
+        .collect()
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! test builds (steward-core's feature `failpoints`, off by default, turned on by no normal
 //! dependency, and the gate around `failpoint` in place).
 
-use super::{crates_dir, manifests, rust_files};
+use super::{crates_dir, manifests, ships, source_files, without_test_items};
 
 /// How a production file reads the wall clock without the port.
 const CLOCK_READS: &[&str] = &["SystemTime::now", "Utc::now", "Local::now"];
@@ -19,58 +19,6 @@ const CLOCK_READ_ALLOWED: &[(&str, &str)] = &[(
     "steward-llm/src/retry.rs",
     "parse_retry_after(text(\"retry-after\")?, SystemTime::now())",
 )];
-
-/// The part of `text` that is built without `cfg(test)`: each `#[cfg(test)]` item (a `mod
-/// tests { … }`, a `mod tests;`, a test-only function) is cut out by matching its braces.
-fn without_test_items(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("#[cfg(test)]") {
-        out.push_str(&rest[..at]);
-        let item = &rest[at..];
-        let open = item.find('{');
-        let semi = item.find(';');
-        let end = match (open, semi) {
-            (Some(o), Some(s)) if s < o => s + 1,
-            (Some(o), _) => {
-                let mut depth = 0usize;
-                let mut end = item.len();
-                for (i, c) in item[o..].char_indices() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                end = o + i + 1;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                end
-            }
-            (None, Some(s)) => s + 1,
-            (None, None) => item.len(),
-        };
-        rest = &item[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Whether `rel` (relative to `crates/`) is code that ships: a crate's `src/`, minus the test
-/// kit, the store's test-only contract suite and test files under `src/`.
-fn ships(rel: &str) -> bool {
-    let Some((krate, path)) = rel.split_once("/src/") else {
-        return false;
-    };
-    let test_only = krate == "steward-testkit"
-        || (krate == "steward-store" && path.starts_with("contract/"))
-        || path.ends_with("tests.rs")
-        || path.contains("/tests/");
-    !test_only
-}
 
 fn clock_reads_in(rel: &str, text: &str) -> Vec<String> {
     if rel == CLOCK_HOME || !ships(rel) {
@@ -98,27 +46,9 @@ fn clock_reads_in(rel: &str, text: &str) -> Vec<String> {
     bad
 }
 
-fn files() -> Vec<(String, String)> {
-    let root = crates_dir();
-    let mut paths = Vec::new();
-    rust_files(&root, &mut paths);
-    paths
-        .into_iter()
-        .map(|p| {
-            let rel = p
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            let text = std::fs::read_to_string(&p).unwrap();
-            (rel, text)
-        })
-        .collect()
-}
-
 #[test]
 fn every_production_read_of_the_time_goes_through_the_clock() {
-    let bad: Vec<String> = files()
+    let bad: Vec<String> = source_files()
         .iter()
         .flat_map(|(rel, text)| clock_reads_in(rel, text))
         .collect();
@@ -178,7 +108,7 @@ fn adapter_users(files: &[(String, String)]) -> Vec<String> {
 
 #[test]
 fn a_store_is_opened_only_through_steward_store_open() {
-    let bad = adapter_users(&files());
+    let bad = adapter_users(&source_files());
     assert!(
         bad.is_empty(),
         "open the store with `steward_store::open(&StoreConfig)` (the app: `app::open_store`), \

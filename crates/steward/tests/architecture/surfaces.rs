@@ -4,7 +4,7 @@
 //! `steward_core::MemoryDesk`, never `steward_memory::Memory` itself (so HTTP, the terminal
 //! and MCP apply one set of checks).
 
-use super::{crates_dir, rust_files};
+use super::{crates_dir, ships, source_files, without_test_items};
 
 /// The authentication steps: the HTTP bearer check (which `/mcp` is behind too) and the
 /// terminal's local user (`chat`, `approvals`, `memory`, `mcp serve` over stdio). A new
@@ -15,27 +15,18 @@ const AUTHENTICATION_STEPS: &[&str] = &["steward-server/src/auth.rs", "steward/s
 /// along as `.map(Principal::authenticated)`).
 const CONSTRUCTOR: &str = "Principal::authenticated";
 
-/// Test code may make principals: test directories, test modules in files of their own,
-/// benches, the test kit.
-fn is_test_file(rel: &str) -> bool {
-    rel.contains("/tests/")
-        || rel.contains("/benches/")
-        || rel.starts_with("steward-testkit/")
-        || rel.ends_with("/tests.rs")
-        || rel.ends_with("_tests.rs")
-}
-
-/// The code of a source file that ships: before its `#[cfg(test)]` module, comments left out.
+/// The code of a source file that ships: its `#[cfg(test)]` items cut out, comments left out.
+/// (Test code may make principals; which files ship at all is `ships`.)
 fn shipped_code(text: &str) -> String {
-    let code = text.split("#[cfg(test)]").next().unwrap_or("");
-    code.lines()
+    without_test_items(text)
+        .lines()
         .filter(|line| !line.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 fn principal_makers_in(rel: &str, text: &str) -> Option<String> {
-    if is_test_file(rel) || AUTHENTICATION_STEPS.contains(&rel) {
+    if !ships(rel) || AUTHENTICATION_STEPS.contains(&rel) {
         return None;
     }
     shipped_code(text)
@@ -74,19 +65,9 @@ fn memory_bypasses_in(rel: &str, text: &str) -> Option<String> {
 }
 
 fn scan(check: fn(&str, &str) -> Option<String>) -> Vec<String> {
-    let root = crates_dir();
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
-    files
+    source_files()
         .iter()
-        .filter_map(|file| {
-            let rel = file
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
-            check(&rel, &std::fs::read_to_string(file).unwrap())
-        })
+        .filter_map(|(rel, text)| check(rel, text))
         .collect()
 }
 
@@ -125,6 +106,9 @@ fn the_principal_check_catches_a_maker_outside_the_surfaces() {
     assert!(principal_makers_in("steward-core/src/memory_desk/tests.rs", made).is_none());
     let in_tests = format!("fn f() {{}}\n#[cfg(test)]\nmod tests {{ {made} }}");
     assert!(principal_makers_in("steward-core/src/port.rs", &in_tests).is_none());
+    // Only the test item is cut: shipped code after it is still read.
+    let after_tests = format!("#[cfg(test)]\nmod tests {{ }}\nfn g() {{ {made} }}");
+    assert!(principal_makers_in("steward-core/src/port.rs", &after_tests).is_some());
     let comment = format!("/// Never call {CONSTRUCTOR} here.\nfn f() {{}}");
     assert!(principal_makers_in("steward-core/src/port.rs", &comment).is_none());
 }

@@ -10,7 +10,7 @@
 //! `[lints]` check. Does not own the lint levels (Cargo.toml's `[workspace.lints]`).
 
 use crate::source::{Kind, tokens};
-use crate::{crates_dir, manifests, rust_files};
+use crate::{crates_dir, manifests};
 use std::collections::BTreeMap;
 
 /// The crate whose source may use `unsafe` (its own lints deny it outside the items that
@@ -39,18 +39,10 @@ pub fn unsafe_lines(text: &str) -> Vec<usize> {
 
 /// `unsafe` outside its home, as `file:line` lines; and per allowed file, the count found.
 fn unsafe_outside_the_sandbox() -> (Vec<String>, BTreeMap<String, usize>) {
-    let root = crates_dir();
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
     let mut bad = Vec::new();
     let mut counts = BTreeMap::new();
-    for file in files {
-        let rel = file
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        let lines = unsafe_lines(&std::fs::read_to_string(&file).unwrap());
+    for (rel, text) in super::source_files() {
+        let lines = unsafe_lines(&text);
         counts.insert(rel.clone(), lines.len());
         let allowed = rel.starts_with(UNSAFE_HOME)
             || UNSAFE_ELSEWHERE
