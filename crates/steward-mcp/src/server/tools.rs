@@ -22,7 +22,7 @@ use std::sync::Arc;
 use steward_core::MemoryDesk;
 use steward_core::memory_desk::{NoteAuthor, NoteDraft};
 use steward_protocol::{ConversationId, Effect};
-use steward_tools::memory::tags_schema;
+use steward_tools::memory::{note_reach, tags_schema};
 use steward_tools::{OutputTrust, Reach, Tool, ToolContext, ToolError, ToolRegistry};
 
 fn when(ms: i64) -> String {
@@ -60,13 +60,7 @@ impl Tool for SaveNote {
         OutputTrust::Trusted
     }
     fn reach(&self, args: &Value) -> Reach {
-        let title = args.get("title").and_then(Value::as_str).unwrap_or("");
-        let body = args.get("body").and_then(Value::as_str).unwrap_or("");
-        Reach {
-            remembers: vec![format!("{title}\n{body}")],
-            summary: Some(format!("note: {}", one_line(title, 120))),
-            ..Reach::default()
-        }
+        note_reach(args)
     }
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
         let draft = NoteDraft {

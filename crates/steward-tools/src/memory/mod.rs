@@ -21,7 +21,7 @@ use steward_protocol::{FactKey, MAX_TAGS, Tag, ValueKind};
 use steward_store::StoreError;
 
 pub use facts::{Forget, Remember};
-pub use notes::{ReadLaterTool, SaveNote};
+pub use notes::{ReadLaterTool, SaveNote, note_reach};
 pub use recall::{KINDS, Recall, SearchNotes, kinds_arg};
 /// The compact one-line-per-hit text of the recall tools, for other tools that recall (the
 /// MCP server's).

@@ -57,13 +57,7 @@ impl Tool for SaveNote {
     }
 
     fn reach(&self, args: &Value) -> Reach {
-        let title = args.get("title").and_then(Value::as_str).unwrap_or("");
-        let body = args.get("body").and_then(Value::as_str).unwrap_or("");
-        Reach {
-            remembers: vec![format!("{title}\n{body}")],
-            summary: Some(format!("note: {}", one_line(title, 120))),
-            ..Reach::default()
-        }
+        note_reach(args)
     }
 
     fn validate(&self, args: &Value) -> Result<(), ToolError> {
@@ -190,6 +184,19 @@ impl Tool for ReadLaterTool {
             item.id,
             one_line(&item.url, 120)
         ))
+    }
+}
+
+/// What writing a note (`title`, `body`) touches: the text it remembers, for the taint rule,
+/// and its one-line summary. Every note-writing tool declares this (the agent's `save_note`,
+/// the MCP server's `steward_save_note`).
+pub fn note_reach(args: &Value) -> Reach {
+    let title = args.get("title").and_then(Value::as_str).unwrap_or("");
+    let body = args.get("body").and_then(Value::as_str).unwrap_or("");
+    Reach {
+        remembers: vec![format!("{title}\n{body}")],
+        summary: Some(format!("note: {}", one_line(title, 120))),
+        ..Reach::default()
     }
 }
 
