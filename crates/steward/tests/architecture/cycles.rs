@@ -1,23 +1,14 @@
 //! The module-cycle check: in no crate may sibling modules depend on each other in a cycle
-//! (the rule: `deps.rs`, docs/ARCHITECTURE.md "Module cycles"), except what is listed in
-//! `KNOWN` (empty now: a cycle may only be listed there while it is being cut).
+//! (the rule: `deps.rs`, docs/ARCHITECTURE.md "Module cycles"). None is allowed: the cycles
+//! found when the check came were cut, not listed.
 //!
-//! Owns: which crate roots are read, the allow-list and its bookkeeping, the self-tests of
-//! the reader and the cycle finder. Does not own the rule itself (`deps.rs`).
+//! Owns: which crate roots are read, the self-tests of the reader and the cycle finder. Does not own the rule itself (`deps.rs`).
 
 use crate::crates_dir;
-use crate::deps::{Cycle, Edges, cycles, edges};
+use crate::deps::{Edges, cycles, edges};
 use crate::modules::{Tree, load};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// Cycles allowed for now: `(parent module, one strongly connected set of its children)`.
-type Known = &'static [(&'static str, &'static [&'static str])];
-
-/// Cycles allowed for now, by crate: none. The core and store cycles found when the check was
-/// added are cut (core: `TurnDeps` and the ports' hand-offs; store: `memory_ref` moved up
-/// into `sqlite/memory/mod.rs`). An entry here must name a real cycle (a stale one fails).
-const KNOWN: &[(&str, Known)] = &[];
 
 /// Every crate root of the workspace: `(name, crate dir, root file)`.
 fn crate_roots() -> Vec<(String, PathBuf, PathBuf)> {
@@ -56,24 +47,9 @@ fn read_fs(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-/// Whether `cycle` lies within the known entry `(parent, members)`.
-fn within(cycle: &Cycle, parent: &str, members: &[&str]) -> bool {
-    cycle.parent == parent && cycle.members.iter().all(|m| members.contains(&m.as_str()))
-}
-
-/// Whether a cycle found in `krate` is one of the known ones.
-fn known(krate: &str, cycle: &Cycle) -> bool {
-    KNOWN
-        .iter()
-        .filter(|(k, _)| *k == krate)
-        .flat_map(|(_, list)| list.iter())
-        .any(|(parent, members)| within(cycle, parent, members))
-}
-
 #[test]
-fn no_module_cycles_but_the_known_ones() {
+fn no_module_cycles() {
     let mut bad = Vec::new();
-    let mut seen_known: Vec<(String, Cycle)> = Vec::new();
     let mut modules_read = BTreeMap::new();
     for (krate, dir, root) in crate_roots() {
         let tree = load(&root, &read_fs);
@@ -84,12 +60,7 @@ fn no_module_cycles_but_the_known_ones() {
         );
         modules_read.insert(krate.clone(), tree.modules.len());
         for cycle in cycles(&edges(&tree, &dir)) {
-            if known(&krate, &cycle) {
-                println!("known {krate} cycle (allowed for now, see KNOWN), {cycle}");
-                seen_known.push((krate.clone(), cycle));
-            } else {
-                bad.push(format!("{krate}: {cycle}"));
-            }
+            bad.push(format!("{krate}: {cycle}"));
         }
     }
     assert!(
@@ -97,17 +68,6 @@ fn no_module_cycles_but_the_known_ones() {
         "module cycles (cut them: move what both sides need into a leaf module, or pass it in):\n{}",
         bad.join("\n")
     );
-    for (krate, list) in KNOWN {
-        for (parent, members) in *list {
-            let still = seen_known
-                .iter()
-                .any(|(k, c)| k == krate && within(c, parent, members));
-            assert!(
-                still,
-                "{krate}: no cycle left under `{parent}` among {members:?}: remove its entry from this test's known cycles"
-            );
-        }
-    }
     // The reader saw the crates' modules, not just their roots.
     for (krate, at_least) in [
         ("steward-tools", 20),
