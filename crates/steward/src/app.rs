@@ -14,7 +14,6 @@ use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 
 pub struct App {
     pub steward: Steward,
-    pub store: Arc<dyn Store>,
     pub memory: Arc<steward_memory::Memory>,
     /// The clock every part of this app reads "now" from.
     pub clock: Arc<dyn Clock>,
@@ -205,7 +204,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
     let (tools, mcp) = tools_with_mcp(settings, &memory, clock.clone())?;
     let agent = &settings.agent;
     let steward = Steward::new(StewardDeps {
-        store: store.clone(),
+        store,
         models: Arc::new(models),
         tools: Arc::new(tools),
         settings: AgentSettings {
@@ -232,7 +231,6 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
     });
     Ok(App {
         steward,
-        store,
         memory,
         clock,
         mcp,
