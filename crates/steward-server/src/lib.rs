@@ -22,6 +22,7 @@ mod memory;
 mod openai;
 mod parts;
 pub mod password;
+mod settings;
 mod trace;
 mod turn;
 
@@ -31,7 +32,9 @@ use axum::routing::{delete, get, patch, post, put};
 use serde_json::json;
 use std::fmt;
 use std::sync::Arc;
-use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryDesk};
+use steward_core::{
+    ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryDesk, SettingsDesk,
+};
 use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
 
 pub use cors::CorsOrigins;
@@ -56,8 +59,6 @@ pub struct ServerConfig {
     pub owner: PrincipalId,
     /// Bodies larger than this get 413.
     pub max_body_bytes: usize,
-    /// `"provider:model"` shown by `/health`; `None` = no model configured.
-    pub model_label: Option<String>,
     /// Memory behind the `/api/v1/facts`, `/api/v1/notes` and `/api/v1/memory/search`
     /// routes; `None` = those routes answer 503.
     pub memory: Option<Arc<dyn MemoryDesk>>,
@@ -77,6 +78,8 @@ pub struct ServerConfig {
     /// `/api/v1/messages` accepts bodies big enough for them, and refuses a part past them
     /// with 413 before decoding it.
     pub parts: PartLimits,
+    /// The runtime settings behind `/api/v1/settings`; `None` = those routes answer 503.
+    pub settings: Option<Arc<dyn SettingsDesk>>,
 }
 
 impl ServerConfig {
@@ -87,7 +90,6 @@ impl ServerConfig {
             api_token: api_token.into(),
             owner,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            model_label: None,
             memory: None,
             mcp: None,
             cors_origins: CorsOrigins::default(),
@@ -95,6 +97,7 @@ impl ServerConfig {
             feed: None,
             clock: SystemClock::shared(),
             parts: PartLimits::default(),
+            settings: None,
         }
     }
 }
@@ -106,7 +109,6 @@ impl fmt::Debug for ServerConfig {
             .field("api_token", &"<redacted>")
             .field("owner", &self.owner)
             .field("max_body_bytes", &self.max_body_bytes)
-            .field("model_label", &self.model_label)
             .field("memory", &self.memory.is_some())
             .field("mcp", &self.mcp.is_some())
             .field("cors_origins", &self.cors_origins)
@@ -114,6 +116,7 @@ impl fmt::Debug for ServerConfig {
             .field("feed", &self.feed.is_some())
             .field("clock", &self.clock)
             .field("parts", &self.parts)
+            .field("settings", &self.settings.is_some())
             .finish()
     }
 }
@@ -126,10 +129,10 @@ pub(crate) struct AppState {
     pub(crate) token: Arc<auth::Token>,
     /// Whom the token authenticates (see `auth`).
     pub(crate) owner: PrincipalId,
-    pub(crate) model_label: Option<Arc<str>>,
     pub(crate) memory: Option<Arc<dyn MemoryDesk>>,
     pub(crate) conversations: Option<Arc<dyn ConversationDesk>>,
     pub(crate) feed: Option<Arc<dyn EventFeed>>,
+    pub(crate) settings: Option<Arc<dyn SettingsDesk>>,
     pub(crate) clock: Arc<dyn Clock>,
     /// Unix seconds when this router was built: the OpenAI model object's `created`.
     pub(crate) started_secs: i64,
@@ -151,10 +154,10 @@ pub fn router(
         approvals,
         token: Arc::new(auth::Token::new(cfg.api_token)),
         owner: cfg.owner,
-        model_label: cfg.model_label.map(Arc::from),
         memory: cfg.memory,
         conversations: cfg.conversations,
         feed: cfg.feed,
+        settings: cfg.settings,
         started_secs: cfg.clock.now_secs(),
         clock: cfg.clock,
         parts: cfg.parts,
@@ -211,6 +214,11 @@ pub fn router(
             patch(memory::patch_note).delete(memory::delete_note),
         )
         .route("/api/v1/memory/search", get(memory::search))
+        .route("/api/v1/settings", get(settings::list))
+        .route(
+            "/api/v1/settings/{key}",
+            put(settings::put).delete(settings::reset),
+        )
         .route(
             "/v1/chat/completions",
             post(openai::chat_completions).layer(with_parts),
@@ -241,6 +249,6 @@ async fn health(State(state): State<AppState>) -> axum::Json<serde_json::Value> 
     axum::Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
-        "model": state.model_label.as_deref(),
+        "model": state.assistant.model_label(),
     }))
 }

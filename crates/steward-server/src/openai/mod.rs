@@ -116,9 +116,8 @@ async fn run(state: AppState, prepared: Prepared, principal: Principal) -> Respo
     let rx = state.assistant.submit(inbound);
     let mut resp = if prepared.stream {
         let model = state
-            .model_label
-            .as_deref()
-            .map(str::to_owned)
+            .assistant
+            .model_label()
             .or(prepared.model_hint)
             .unwrap_or_else(|| MODEL_ID.to_owned());
         stream::response(rx, model, prepared.include_usage, state.clock.now_secs())

@@ -20,5 +20,6 @@ mod openai;
 mod openai_stream;
 mod parts;
 mod pinning;
+mod settings;
 mod shutdown;
 mod support;
