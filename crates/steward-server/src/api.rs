@@ -50,8 +50,9 @@ pub(crate) struct MessageRequest {
     attachments: Vec<PartRequest>,
 }
 
-/// Send a message and run a turn. With `Accept: text/event-stream` the answer is the turn as
-/// Server-Sent Events; otherwise one JSON document when the turn ends. An `Idempotency-Key`
+/// Send a message and run a turn.
+///
+/// With `Accept: text/event-stream` the answer is the turn as Server-Sent Events; otherwise one JSON document when the turn ends. An `Idempotency-Key`
 /// makes a retry the same turn (it is answered from the first attempt, never run twice).
 #[utoipa::path(
     post,
@@ -60,7 +61,6 @@ pub(crate) struct MessageRequest {
     tag = "messages",
     params(
         ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters (a UUID is typical): a retry with the same key is the same turn"),
-        ("Accept" = Option<String>, Header, description = "`text/event-stream` for the turn as Server-Sent Events"),
     ),
     request_body(content = MessageRequest, content_type = "application/json"),
     responses(
@@ -117,8 +117,9 @@ pub(crate) async fn post_message(
     }
 }
 
-/// `POST /api/v1/conversations/{id}/cancel`: stop the conversation's running turn. The
-/// request waiting on that turn gets its `Failed{cancelled}` (409); queued turns still run.
+/// Stop the conversation's running turn.
+///
+/// The request waiting on that turn gets its `Failed{cancelled}` (409); queued turns still run.
 /// `cancelled: false` when nothing was running (a harmless no-op).
 #[utoipa::path(
     post,

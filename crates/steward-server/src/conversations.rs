@@ -128,8 +128,9 @@ pub(crate) async fn list(
     ))
 }
 
-/// One conversation and a page of its history, oldest first; `next_before` is the `before`
-/// of the previous page (null at the start).
+/// One conversation and a page of its history, oldest first.
+///
+/// `next_before` is the `before` of the previous page (null at the start).
 #[utoipa::path(
     get,
     path = "/api/v1/conversations/{id}",

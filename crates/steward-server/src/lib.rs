@@ -26,16 +26,16 @@ pub mod password;
 mod trace;
 mod turn;
 
+use apidoc::DocumentedRoutes;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
-use apidoc::DocumentedRoutes;
-use utoipa_axum::router::UtoipaMethodRouterExt as _;
-use utoipa_axum::routes;
 use serde_json::json;
 use std::fmt;
 use std::sync::Arc;
 use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryDesk};
 use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
+use utoipa_axum::router::UtoipaMethodRouterExt as _;
+use utoipa_axum::routes;
 
 pub use cors::CorsOrigins;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;

@@ -26,8 +26,8 @@ pub(crate) use responses::{
 use crate::AppState;
 use crate::error::ApiError;
 use axum::body::Bytes;
-use axum::http::header::CONTENT_TYPE;
 use axum::http::HeaderValue;
+use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Router};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
@@ -35,7 +35,6 @@ use utoipa::openapi::{Components, HttpMethod, OpenApi};
 use utoipa::{Modify, OpenApi as _, Path as _};
 use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 use utoipa_axum::routes;
-
 
 /// The name of the web sign-in cookie the `session` security scheme describes.
 pub(crate) const SESSION_COOKIE: &str = "steward_session";
@@ -195,7 +194,9 @@ async fn openapi_json(Extension(doc): Extension<ServedDocument>) -> Response {
     }
 }
 
-/// Steward's MCP server (streamable HTTP). Opaque here: its tools, resources and messages are
+/// Steward's MCP server (streamable HTTP).
+///
+/// Opaque here: its tools, resources and messages are
 /// described by MCP itself (`initialize`, `tools/list`), not by this document. Bearer token
 /// only; the web sign-in cookie is not taken.
 #[utoipa::path(
@@ -212,4 +213,3 @@ async fn openapi_json(Extension(doc): Extension<ServedDocument>) -> Response {
 )]
 #[allow(dead_code)] // Documentation only: `/mcp` is served by rmcp's router.
 fn mcp() {}
-

@@ -64,11 +64,7 @@ shared_error!(
      or wrong (`kind` `unauthorized`)",
     "WWW-Authenticate" = WWW_AUTHENTICATE,
 );
-shared_error!(
-    NotFound,
-    "ErrorBody",
-    "No such thing (`kind` `not_found`)"
-);
+shared_error!(NotFound, "ErrorBody", "No such thing (`kind` `not_found`)");
 shared_error!(
     PayloadTooLarge,
     "ErrorBody",

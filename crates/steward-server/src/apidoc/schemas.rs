@@ -16,8 +16,8 @@
 use crate::error::ErrorBody;
 use serde_json::Value;
 use steward_protocol::{
-    ActionCard, Attachment, ConversationId, ConversationTitle, Fact, FactSource, Grant,
-    MemoryKind, Note, PendingAction, Provenance, Role, ToolCall, TurnId, Usage,
+    ActionCard, Attachment, ConversationId, ConversationTitle, Fact, FactSource, Grant, MemoryKind,
+    Note, PendingAction, Provenance, Role, ToolCall, TurnId, Usage,
 };
 use utoipa::ToSchema;
 
@@ -333,7 +333,6 @@ pub(crate) struct ModelObject {
     created: i64,
     owned_by: String,
 }
-
 
 /// No fields: the body of a decision that takes none is empty or `{}`.
 #[derive(ToSchema)]

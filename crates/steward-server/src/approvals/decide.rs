@@ -26,7 +26,9 @@ use steward_core::{TurnEnd, TurnView};
 use steward_protocol::{Decision, PendingAction, Principal, Surface};
 use tracing::Instrument;
 
-/// Confirm an action as its card showed it: the tool runs, then the agent's follow-up turn,
+/// Confirm an action as its card showed it.
+///
+/// The tool runs, then the agent's follow-up turn,
 /// and both are in the answer. Only the card revision sent can run.
 #[utoipa::path(
     post,
@@ -141,7 +143,9 @@ pub(crate) async fn cancel(
     decide(&state, id.as_str(), Decision::Cancel, principal).await
 }
 
-/// Ask for an edit in words: the next message in the action's conversation describes the
+/// Ask for an edit in words.
+///
+/// The next message in the action's conversation describes the
 /// change ("make it Friday instead"); the action stays pending meanwhile.
 #[utoipa::path(
     post,

@@ -91,7 +91,9 @@ pub(crate) async fn get_model(State(state): State<AppState>, Path(id): Path<Stri
     .into_response()
 }
 
-/// A turn through the OpenAI chat completions API: the reply as one `chat.completion`, or
+/// A turn through the OpenAI chat completions API.
+///
+/// The reply as one `chat.completion`, or
 /// with `stream: true` as `chat.completion.chunk` Server-Sent Events ending in `[DONE]`.
 /// Tool runs and pending approvals are told in the content. The conversation is the one the
 /// `x-steward-conversation` header or the `user` field names, else a new one (echoed in

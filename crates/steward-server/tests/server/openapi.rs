@@ -179,11 +179,15 @@ async fn walk(doc: &Value, documented: &Documented) -> Vec<Exchange> {
 fn python() -> PathBuf {
     let dir = std::env::var_os("STEWARD_TEST_PY_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/py-clients"));
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/py-clients")
+        });
     let python = dir.join("bin/python");
+    let installed = std::fs::read_to_string(dir.join(".installed")).unwrap_or_default();
     assert!(
-        python.is_file() && dir.join(".installed").is_file(),
-        "the Python test clients are not installed in {} — run scripts/py-test-clients.sh (scripts/test does)",
+        python.is_file() && installed.contains("openapi-spec-validator=="),
+        "the Python test clients (with the OpenAPI validators) are not installed in {} — run \
+         scripts/py-test-clients.sh (scripts/test does)",
         dir.display()
     );
     python
@@ -260,7 +264,10 @@ async fn every_operation_answers_as_documented() {
     // Failed turns, on both APIs.
     let failing = start_documented(Fake::failing(FailureKind::Model)).await;
     for (template, body) in [
-        ("/api/v1/messages", json!({"conversation_id": "c1", "text": "hi"})),
+        (
+            "/api/v1/messages",
+            json!({"conversation_id": "c1", "text": "hi"}),
+        ),
         (
             "/v1/chat/completions",
             json!({"messages": [{"role": "user", "content": "hi"}]}),
@@ -304,7 +311,10 @@ async fn every_guarded_operation_documents_its_security_and_401() {
             .flat_map(|r| r.as_object().unwrap().keys())
             .collect();
         if needs_auth(&template) {
-            assert!(!anonymous && !names.is_empty(), "{method} {template}: {security}");
+            assert!(
+                !anonymous && !names.is_empty(),
+                "{method} {template}: {security}"
+            );
             assert!(op["responses"].get("401").is_some(), "{method} {template}");
             // The sign-in cookie is for the Steward API only.
             let cookie = names.iter().any(|n| *n == "session");
@@ -331,7 +341,11 @@ fn the_checker_refuses_what_the_document_does_not_say() {
     };
     let (ok, report) = check(&doc, &[ex(200, json!({"a": 1}))]);
     assert!(ok, "{report}");
-    for bad in [ex(200, json!({"a": "one"})), ex(200, json!({})), ex(404, json!({"a": 1}))] {
+    for bad in [
+        ex(200, json!({"a": "one"})),
+        ex(200, json!({})),
+        ex(404, json!({"a": 1})),
+    ] {
         let (ok, report) = check(&doc, std::slice::from_ref(&bad));
         assert!(!ok, "accepted {bad}: {report}");
     }

@@ -89,7 +89,11 @@ async fn seed(store: &dyn steward_store::Store) -> Seeded {
     };
     for (key, value, provenance) in [
         ("dentist", "Dr Alvarez", tainted.clone()),
-        ("old.key", "gone soon", Provenance::User { conversation: None }),
+        (
+            "old.key",
+            "gone soon",
+            Provenance::User { conversation: None },
+        ),
     ] {
         let fact = NewFact {
             key: key.into(),
@@ -186,10 +190,12 @@ impl ConversationDesk for Conversations {
         conversation: &ConversationId,
         title: Option<ConversationTitle>,
     ) -> Result<Option<ConversationSummary>, DeskError> {
-        Ok((conversation.as_str() == "c1").then(|| ConversationSummary {
-            title,
-            ..summary(None)
-        }))
+        Ok(
+            (conversation.as_str() == "c1").then(|| ConversationSummary {
+                title,
+                ..summary(None)
+            }),
+        )
     }
 
     async fn delete(&self, _conversation: &ConversationId) -> Result<Deleted, DeskError> {
@@ -250,8 +256,13 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
             ]
         }
         // No feed in this server (its subscription cannot be made outside steward-core).
-        ("get", "/api/v1/events") => vec![s(template, 503), s("/api/v1/events?conversation=%2E%2E%2F", 400)],
-        ("get", "/api/v1/conversations") => vec![s(template, 200), s("/api/v1/conversations?limit=0", 400)],
+        ("get", "/api/v1/events") => vec![
+            s(template, 503),
+            s("/api/v1/events?conversation=%2E%2E%2F", 400),
+        ],
+        ("get", "/api/v1/conversations") => {
+            vec![s(template, 200), s("/api/v1/conversations?limit=0", 400)]
+        }
         ("get", "/api/v1/conversations/{id}") => vec![
             s("/api/v1/conversations/c1?limit=2", 200),
             s("/api/v1/conversations/nope", 404),
@@ -294,8 +305,10 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
         }
         ("get", "/api/v1/grants") => vec![s(template, 200)],
         ("post", "/api/v1/grants") => vec![
-            s(template, 201).body(json!({"conversation_id": "c1", "tool": "send_email", "hours": 2})),
-            s(template, 400).body(json!({"conversation_id": "c1", "tool": "send_email", "hours": 999})),
+            s(template, 201)
+                .body(json!({"conversation_id": "c1", "tool": "send_email", "hours": 2})),
+            s(template, 400)
+                .body(json!({"conversation_id": "c1", "tool": "send_email", "hours": 999})),
         ],
         ("delete", "/api/v1/grants/{id}") => vec![s("/api/v1/grants/g-1", 200)],
         ("get", "/api/v1/facts") => vec![s("/api/v1/facts?limit=10&offset=0", 200)],
@@ -310,11 +323,12 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
         ],
         ("get", "/api/v1/notes") => vec![s("/api/v1/notes?tag=travel", 200)],
         ("post", "/api/v1/notes") => vec![
-            s(template, 201).body(json!({"title": "Idea", "body": "Try the bakery", "tags": ["food"]})),
+            s(template, 201)
+                .body(json!({"title": "Idea", "body": "Try the bakery", "tags": ["food"]})),
         ],
-        ("patch", "/api/v1/notes/{id}") => vec![
-            s(format!("/api/v1/notes/{note}"), 200).body(json!({"body": "Paris in May"})),
-        ],
+        ("patch", "/api/v1/notes/{id}") => {
+            vec![s(format!("/api/v1/notes/{note}"), 200).body(json!({"body": "Paris in May"}))]
+        }
         ("delete", "/api/v1/notes/{id}") => vec![
             s(format!("/api/v1/notes/{}", seeded.doomed_note), 204),
             s("/api/v1/notes/0", 400),
@@ -337,7 +351,9 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
             ]
         }
         ("get", "/v1/models") => vec![s(template, 200)],
-        ("get", "/v1/models/{id}") => vec![s("/v1/models/steward", 200), s("/v1/models/gpt-4", 404)],
+        ("get", "/v1/models/{id}") => {
+            vec![s("/v1/models/steward", 200), s("/v1/models/gpt-4", 404)]
+        }
         (_, "/mcp") => vec![s(template, 200)],
         _ => vec![Sample {
             path: generic_path(template),

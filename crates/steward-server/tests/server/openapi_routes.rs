@@ -52,7 +52,11 @@ fn sources() -> Vec<(String, String)> {
     files
         .into_iter()
         .map(|path| {
-            let rel = path.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+            let rel = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             let text = std::fs::read_to_string(&path).unwrap();
             let code: Vec<&str> = text
                 .lines()
@@ -199,10 +203,19 @@ async fn every_route_the_source_names_is_documented_where_the_router_answers() {
     let doc = served_document(&documented.server).await;
     let templates: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
     let literals = route_literals(&sources());
-    assert!(literals.iter().any(|l| l == "/api/v1/messages"), "{literals:?}");
+    assert!(
+        literals.iter().any(|l| l == "/api/v1/messages"),
+        "{literals:?}"
+    );
     for literal in &literals {
         let path = generic_path(literal);
-        for method in [Method::GET, Method::POST, Method::PUT, Method::PATCH, Method::DELETE] {
+        for method in [
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+        ] {
             let (status, body) = answer(&documented.server, &method, &path).await;
             if is_fallback(status, &body) || status == 401 {
                 continue;
