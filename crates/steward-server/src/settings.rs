@@ -26,9 +26,11 @@ const MAX_KEY_BYTES: usize = 64;
 const MAX_VALUE_BYTES: usize = 256;
 
 /// `{"value": "Europe/Paris"}`; a number or a boolean is taken as its text.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct SetRequest {
+pub(crate) struct SetRequest {
+    /// The new value: text, or a number or `true`/`false` (taken as its text).
+    #[schema(value_type = crate::apidoc::schemas::SettingValue)]
     value: Value,
 }
 
@@ -103,6 +105,20 @@ fn view_json(v: &SettingView) -> Value {
     })
 }
 
+/// The settings that can change while Steward runs, each with its value, where the value comes
+/// from, the rule it must follow and, when an environment variable fixes it, that variable.
+#[utoipa::path(
+    get,
+    path = "/api/v1/settings",
+    operation_id = "list_settings",
+    tag = "settings",
+    responses(
+        (status = 200, description = "The runtime-settable settings (never a secret)", body = crate::apidoc::schemas::SettingList),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 403, description = "Only the owner may read or change settings (`forbidden`)", body = crate::error::ErrorBody),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn list(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -113,6 +129,28 @@ pub(crate) async fn list(
     ))
 }
 
+/// Set a value: checked by the setting's own rule (the one a config file meets), in force from
+/// the next message, kept in the database across restarts.
+#[utoipa::path(
+    put,
+    path = "/api/v1/settings/{key}",
+    operation_id = "set_setting",
+    tag = "settings",
+    params(("key" = String, Path, description = "The setting's key, e.g. `timezone` or `agent.max_rounds`")),
+    request_body(content = SetRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The setting as it is now", body = crate::apidoc::schemas::Setting),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 403, description = "Only the owner may change settings (`forbidden`)", body = crate::error::ErrorBody),
+        (status = 404, description = "No such setting, or one read only at start (`not_found`)", body = crate::error::ErrorBody),
+        (status = 409, description = "An environment variable fixes this setting (`locked`); the message names it", body = crate::error::ErrorBody),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, description = "The value breaks the setting's rule (`invalid_value`, the message says how) or the body has the wrong shape (`invalid_request`)", body = crate::error::ErrorBody),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn put(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -146,6 +184,22 @@ pub(crate) async fn put(
     Ok(Json(view_json(&view)))
 }
 
+/// Drop the value set at runtime: the config file's (or the default) is in force again from
+/// the next message.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/settings/{key}",
+    operation_id = "reset_setting",
+    tag = "settings",
+    params(("key" = String, Path, description = "The setting's key")),
+    responses(
+        (status = 200, description = "The setting as it is now", body = crate::apidoc::schemas::Setting),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 403, description = "Only the owner may change settings (`forbidden`)", body = crate::error::ErrorBody),
+        (status = 404, description = "No such setting (`not_found`)", body = crate::error::ErrorBody),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn reset(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,

@@ -9,13 +9,13 @@ use steward_core::{SettingKind, SettingSource, SettingView, SettingsDesk, Settin
 use steward_protocol::Principal;
 
 /// One setting `agent.max_rounds` (1..=64) and one `timezone` locked by the environment.
-struct FakeSettings {
+pub struct FakeSettings {
     rounds: Mutex<Option<String>>,
     calls: Mutex<Vec<(String, String, String)>>,
 }
 
 impl FakeSettings {
-    fn new() -> Arc<Self> {
+    pub fn new() -> Arc<Self> {
         Arc::new(Self {
             rounds: Mutex::new(None),
             calls: Mutex::new(Vec::new()),
