@@ -1,6 +1,7 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
 //! approval and grant routes, the memory routes (facts, notes, search), the
-//! OpenAI-compatible API, bearer-token auth and hostile-input handling.
+//! OpenAI-compatible API, the web app's sign-in (sessions, cookie auth beside the bearer
+//! token, CSRF, the failed-sign-in limit) and hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
 //! HTTP responses, the accept loop (`listen`: connection caps, header and idle deadlines,
@@ -12,6 +13,7 @@ mod api;
 mod approvals;
 mod auth;
 mod body;
+mod client;
 mod conversations;
 mod cors;
 mod error;
@@ -22,6 +24,8 @@ mod memory;
 mod openai;
 mod parts;
 pub mod password;
+mod session;
+mod session_routes;
 mod trace;
 mod turn;
 
@@ -37,6 +41,7 @@ use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
 pub use cors::CorsOrigins;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;
 pub use listen::{ConnLimits, serve, serve_with};
+pub use session::WebSignIn;
 
 /// Default cap on a request body; larger bodies get 413.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -77,6 +82,13 @@ pub struct ServerConfig {
     /// `/api/v1/messages` accepts bodies big enough for them, and refuses a part past them
     /// with 413 before decoding it.
     pub parts: PartLimits,
+    /// Sessions and the owner's password hash behind the web sign-in (`/api/v1/session`,
+    /// `/api/v1/sessions`, the session cookie); `None` = those routes answer 503 and no cookie
+    /// authenticates anything.
+    pub sign_in: Option<WebSignIn>,
+    /// Steward is reached only through a reverse proxy whose `X-Forwarded-For` (last hop) and
+    /// `X-Forwarded-Proto` are true (`http.trusted_proxy`); false = both headers are ignored.
+    pub trusted_proxy: bool,
 }
 
 impl ServerConfig {
@@ -95,6 +107,8 @@ impl ServerConfig {
             feed: None,
             clock: SystemClock::shared(),
             parts: PartLimits::default(),
+            sign_in: None,
+            trusted_proxy: false,
         }
     }
 }
@@ -114,6 +128,8 @@ impl fmt::Debug for ServerConfig {
             .field("feed", &self.feed.is_some())
             .field("clock", &self.clock)
             .field("parts", &self.parts)
+            .field("sign_in", &self.sign_in.is_some())
+            .field("trusted_proxy", &self.trusted_proxy)
             .finish()
     }
 }
@@ -136,10 +152,14 @@ pub(crate) struct AppState {
     pub(crate) parts: PartLimits,
     /// The body limit for everything but parts' data (routes taking parts allow more).
     pub(crate) max_body_bytes: usize,
+    /// The web sign-in's sessions; None = not enabled.
+    pub(crate) sessions: Option<Arc<session::Sessions>>,
+    pub(crate) trusted_proxy: bool,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
-/// body is read), then the body limit that the body extractor enforces. The binary passes
+/// body is read; signing in is the one guarded route it lets through unauthenticated), then
+/// the body limit that the body extractor enforces (on the sign-in body too). The binary passes
 /// the same `Steward` as `assistant` and `approvals`.
 pub fn router(
     assistant: Arc<dyn Assistant>,
@@ -156,9 +176,13 @@ pub fn router(
         conversations: cfg.conversations,
         feed: cfg.feed,
         started_secs: cfg.clock.now_secs(),
-        clock: cfg.clock,
+        clock: cfg.clock.clone(),
         parts: cfg.parts,
         max_body_bytes: cfg.max_body_bytes,
+        sessions: cfg
+            .sign_in
+            .map(|s| Arc::new(session::Sessions::new(s, cfg.clock.clone()))),
+        trusted_proxy: cfg.trusted_proxy,
     };
     // The two routes taking parts read bodies as big as their parts allow (each checks the
     // rest against `max_body_bytes` itself).
@@ -176,6 +200,14 @@ pub fn router(
             post(api::post_message).layer(with_parts),
         )
         .route("/api/v1/events", get(events::events))
+        .route(
+            "/api/v1/session",
+            post(session_routes::sign_in)
+                .get(session_routes::current)
+                .delete(session_routes::sign_out),
+        )
+        .route("/api/v1/sessions", get(session_routes::list))
+        .route("/api/v1/sessions/{id}", delete(session_routes::revoke))
         .route("/api/v1/conversations", get(conversations::list))
         .route(
             "/api/v1/conversations/{id}",
@@ -222,7 +254,7 @@ pub fn router(
         .layer(DefaultBodyLimit::max(cfg.max_body_bytes))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            auth::require_bearer,
+            auth::authenticate,
         ))
         .layer(axum::middleware::from_fn(trace::trace_request));
     // Outside auth: browsers send preflights without the token, and a page must be able

@@ -20,5 +20,8 @@ mod openai;
 mod openai_stream;
 mod parts;
 mod pinning;
+mod sessions;
 mod shutdown;
+mod sign_in;
 mod support;
+mod web_support;
