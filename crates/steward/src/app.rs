@@ -14,6 +14,9 @@ use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 
 pub struct App {
     pub steward: Steward,
+    /// The store `steward` runs on; `serve` hands the web sign-in its sessions and the
+    /// password hash from it (the same connection, not a second one).
+    pub store: Arc<dyn Store>,
     pub memory: Arc<steward_memory::Memory>,
     /// The clock every part of this app reads "now" from.
     pub clock: Arc<dyn Clock>,
@@ -204,7 +207,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
     let (tools, mcp) = tools_with_mcp(settings, &memory, clock.clone())?;
     let agent = &settings.agent;
     let steward = Steward::new(StewardDeps {
-        store,
+        store: store.clone(),
         models: Arc::new(models),
         tools: Arc::new(tools),
         settings: AgentSettings {
@@ -231,6 +234,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
     });
     Ok(App {
         steward,
+        store,
         memory,
         clock,
         mcp,

@@ -31,6 +31,7 @@ mod e2e_parts;
 mod e2e_surfaces;
 mod e2e_terminal;
 mod e2e_url_secrets;
+mod e2e_web_sign_in;
 mod mcp_cli;
 mod mcp_refs;
 mod mcp_server;
