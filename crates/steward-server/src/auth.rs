@@ -1,18 +1,27 @@
-//! Bearer-token auth for `/api/`, `/v1/` and `/mcp`, checked before any body is read, and
-//! the principal it yields: the HTTP surface's one place that makes a `Principal`.
+//! Authentication for `/api/`, `/v1/` and `/mcp`, checked before any body is read, and the
+//! principal it yields: the HTTP surface's one place that makes a `Principal`.
 //!
-//! Owns: parsing `Authorization`, the constant-time comparison, the 401 response, putting the
-//! authenticated `Principal` in the request's extensions, and the `Authenticated` extractor
-//! handlers (and the MCP server, through rmcp's request parts) read it back with. Does not
-//! own: where the token comes from or whom it stands for (the binary: the owner's id from
-//! its configuration), nor several identities (one token, one principal for now).
+//! Two credentials, one principal (the owner): the API token as `Authorization: Bearer`, on
+//! every guarded route; and the web app's session cookie, on `/api/` only (`/v1/` and `/mcp`
+//! stay bearer-only: their clients are programs, not a browser). A request with an
+//! `Authorization` header is decided by it alone, cookie or not. A cookie-authenticated
+//! request whose method changes state must carry its session's CSRF token in `X-CSRF-Token`,
+//! else 403 `csrf` and no handler runs. `POST /api/v1/session` (signing in) needs neither.
+//!
+//! Owns: parsing `Authorization`, the constant-time comparisons, the 401 and 403 responses,
+//! putting the authenticated `Principal` (and, for a cookie, its `CookieSession`) in the
+//! request's extensions, and the `Authenticated` extractor handlers (and the MCP server,
+//! through rmcp's request parts) read it back with. Does not own: where the token comes from
+//! or whom it stands for (the binary: the owner's id from its configuration), the sessions
+//! themselves (`session/`), nor several identities (one owner for now).
 
 use crate::AppState;
 use crate::error::{ApiError, Flavor};
+use crate::session::secret::{CookieSecret, CsrfToken, cookie_secret};
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::fmt;
@@ -49,16 +58,42 @@ fn needs_auth(path: &str) -> bool {
     })
 }
 
-pub(crate) async fn require_bearer(
+/// The header carrying a cookie-authenticated request's CSRF token.
+pub(crate) const CSRF_HEADER: HeaderName = HeaderName::from_static("x-csrf-token");
+
+/// Where the session cookie counts: the Steward API, which the web app uses.
+fn cookie_allowed(path: &str) -> bool {
+    path.starts_with("/api/")
+}
+
+/// Signing in: reachable without credentials (the body is the credential).
+fn is_sign_in(req: &Request) -> bool {
+    req.method() == Method::POST && req.uri().path() == "/api/v1/session"
+}
+
+/// Methods that change nothing, so need no CSRF token.
+fn is_safe(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+pub(crate) async fn authenticate(
     State(state): State<AppState>,
     mut req: Request,
     next: Next,
 ) -> Response {
-    if !needs_auth(req.uri().path()) {
+    let path = req.uri().path();
+    if !needs_auth(path) || is_sign_in(&req) {
         return next.run(req).await;
     }
-    let ok = bearer_token(req.headers()).is_some_and(|t| state.token.matches(t));
-    if ok {
+    let flavor = Flavor::for_path(path);
+    // The bearer decides whenever it is there, so a stale cookie never overrides a token
+    // (and a wrong token is not rescued by a cookie).
+    if req.headers().contains_key(AUTHORIZATION) {
+        let ok = bearer_token(req.headers()).is_some_and(|t| state.token.matches(t));
+        if !ok {
+            tracing::info!("rejected request without a valid bearer token");
+            return unauthorized(flavor);
+        }
         // The connection is the owner's from now on: caps displace it last (see `listen`).
         crate::listen::mark_authenticated(&req);
         // The token is the owner's credential, so the request acts for the owner.
@@ -66,11 +101,54 @@ pub(crate) async fn require_bearer(
         req.extensions_mut().insert(principal);
         return next.run(req).await;
     }
-    tracing::info!("rejected request without a valid bearer token");
-    unauthorized(Flavor::for_path(req.uri().path()))
+    let (Some(sessions), true) = (state.sessions.as_ref(), cookie_allowed(path)) else {
+        tracing::info!("rejected request without a valid bearer token");
+        return unauthorized(flavor);
+    };
+    let CookieSecret::Present(secret) = cookie_secret(req.headers()) else {
+        tracing::info!("rejected request without a bearer token or a usable session cookie");
+        return unauthorized(flavor);
+    };
+    let session = match sessions.find(&secret, &state.owner).await {
+        Ok(Some(session)) => session,
+        Ok(None) => {
+            tracing::info!("rejected an unknown or ended session");
+            return unauthorized(flavor);
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "could not look up a session");
+            return ApiError::internal("could not check the session; see the server log")
+                .into_response();
+        }
+    };
+    if !is_safe(req.method()) && !csrf_matches(req.headers(), &session.csrf) {
+        tracing::info!(session = %session.id, "refused a state change without its CSRF token");
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "csrf",
+            "missing or wrong X-CSRF-Token header (the page must send its session's csrf_token)",
+        )
+        .into_response();
+    }
+    crate::listen::mark_authenticated(&req);
+    // A live session of the owner's (`Sessions::find` checks whose it is): it acts for the
+    // owner, the same principal the token yields.
+    let principal = Principal::authenticated(state.owner.clone());
+    req.extensions_mut().insert(principal);
+    req.extensions_mut().insert(session);
+    next.run(req).await
 }
 
-/// The principal `require_bearer` authenticated for this request. A handler takes it as an
+/// Exactly one `X-CSRF-Token` header, equal to the session's token (in constant time).
+fn csrf_matches(headers: &HeaderMap, token: &CsrfToken) -> bool {
+    let mut values = headers.get_all(&CSRF_HEADER).iter();
+    match (values.next(), values.next()) {
+        (Some(given), None) => constant_time_eq(given.as_bytes(), token.as_bytes()),
+        _ => false,
+    }
+}
+
+/// The principal `authenticate` authenticated for this request. A handler takes it as an
 /// argument; a request that reached one without it (a route outside the guarded prefixes)
 /// is refused as unauthenticated rather than served for anybody.
 pub(crate) struct Authenticated(pub(crate) Principal);

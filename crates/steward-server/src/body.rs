@@ -51,7 +51,7 @@ pub(crate) fn read_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, A
     })
 }
 
-fn is_json(headers: &HeaderMap) -> bool {
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
     let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
         return false;
     };

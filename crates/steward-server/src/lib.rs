@@ -1,6 +1,7 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
 //! approval and grant routes, the memory routes (facts, notes, search), the
-//! OpenAI-compatible API, bearer-token auth and hostile-input handling.
+//! OpenAI-compatible API, the web app's sign-in (sessions, cookie auth beside the bearer
+//! token, CSRF, the failed-sign-in limit) and hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
 //! HTTP responses, the accept loop (`listen`: connection caps, header and idle deadlines,
@@ -13,6 +14,7 @@ mod apidoc;
 mod approvals;
 mod auth;
 mod body;
+mod client;
 mod conversations;
 mod cors;
 mod error;
@@ -23,6 +25,8 @@ mod memory;
 mod openai;
 mod parts;
 pub mod password;
+mod session;
+mod session_routes;
 mod settings;
 mod trace;
 mod turn;
@@ -43,6 +47,7 @@ use utoipa_axum::routes;
 pub use cors::CorsOrigins;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;
 pub use listen::{ConnLimits, serve, serve_with};
+pub use session::WebSignIn;
 
 /// Default cap on a request body; larger bodies get 413.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -83,6 +88,13 @@ pub struct ServerConfig {
     pub parts: PartLimits,
     /// The runtime settings behind `/api/v1/settings`; `None` = those routes answer 503.
     pub settings: Option<Arc<dyn SettingsDesk>>,
+    /// Sessions and the owner's password hash behind the web sign-in (`/api/v1/session`,
+    /// `/api/v1/sessions`, the session cookie); `None` = those routes answer 503 and no cookie
+    /// authenticates anything.
+    pub sign_in: Option<WebSignIn>,
+    /// Steward is reached only through a reverse proxy whose `X-Forwarded-For` (last hop) and
+    /// `X-Forwarded-Proto` are true (`http.trusted_proxy`); false = both headers are ignored.
+    pub trusted_proxy: bool,
 }
 
 impl ServerConfig {
@@ -101,6 +113,8 @@ impl ServerConfig {
             clock: SystemClock::shared(),
             parts: PartLimits::default(),
             settings: None,
+            sign_in: None,
+            trusted_proxy: false,
         }
     }
 }
@@ -120,6 +134,8 @@ impl fmt::Debug for ServerConfig {
             .field("clock", &self.clock)
             .field("parts", &self.parts)
             .field("settings", &self.settings.is_some())
+            .field("sign_in", &self.sign_in.is_some())
+            .field("trusted_proxy", &self.trusted_proxy)
             .finish()
     }
 }
@@ -142,10 +158,14 @@ pub(crate) struct AppState {
     pub(crate) parts: PartLimits,
     /// The body limit for everything but parts' data (routes taking parts allow more).
     pub(crate) max_body_bytes: usize,
+    /// The web sign-in's sessions; None = not enabled.
+    pub(crate) sessions: Option<Arc<session::Sessions>>,
+    pub(crate) trusted_proxy: bool,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
-/// body is read), then the body limit that the body extractor enforces. The binary passes
+/// body is read; signing in is the one guarded route it lets through unauthenticated), then
+/// the body limit that the body extractor enforces (on the sign-in body too). The binary passes
 /// the same `Steward` as `assistant` and `approvals`.
 pub fn router(
     assistant: Arc<dyn Assistant>,
@@ -162,9 +182,13 @@ pub fn router(
         feed: cfg.feed,
         settings: cfg.settings,
         started_secs: cfg.clock.now_secs(),
-        clock: cfg.clock,
+        clock: cfg.clock.clone(),
         parts: cfg.parts,
         max_body_bytes: cfg.max_body_bytes,
+        sessions: cfg
+            .sign_in
+            .map(|s| Arc::new(session::Sessions::new(s, cfg.clock.clone()))),
+        trusted_proxy: cfg.trusted_proxy,
     };
     // The two routes taking parts read bodies as big as their parts allow (each checks the
     // rest against `max_body_bytes` itself).
@@ -177,7 +201,7 @@ pub fn router(
         .layer(DefaultBodyLimit::max(cfg.max_body_bytes))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            auth::require_bearer,
+            auth::authenticate,
         ))
         .layer(axum::middleware::from_fn(trace::trace_request));
     // Outside auth: browsers send preflights without the token, and a page must be able
@@ -205,6 +229,13 @@ fn documented_routes(with_parts: DefaultBodyLimit, mcp: Option<Router>) -> Docum
         .routes(routes!(health))
         .routes(routes!(api::post_message).layer(with_parts))
         .routes(routes!(events::events))
+        .routes(routes!(
+            session_routes::sign_in,
+            session_routes::current,
+            session_routes::sign_out
+        ))
+        .routes(routes!(session_routes::list))
+        .routes(routes!(session_routes::revoke))
         .routes(routes!(conversations::list))
         .routes(routes!(
             conversations::history,

@@ -1,5 +1,7 @@
 //! What the server logs: a span per request with route, status, conversation and action
-//! id, and never the token, the Authorization header, a body or an action's arguments.
+//! id, and never the token, the Authorization header, a body or an action's arguments; for
+//! the web sign-in, that someone signed in or failed to, and never the password, a guess, the
+//! session cookie or its CSRF token.
 //!
 //! Its own test binary: tracing caches per-callsite interest process-wide, so a
 //! thread-local subscriber can miss events while other tests hit the same callsites.
@@ -14,6 +16,10 @@ mod support;
 #[allow(dead_code)]
 #[path = "server/desk.rs"]
 mod desk;
+
+#[allow(dead_code)]
+#[path = "server/web_support.rs"]
+mod web_support;
 
 use desk::{FakeDesk, SECRET_ARG, action};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
@@ -143,4 +149,77 @@ async fn logs_carry_route_status_and_conversation_but_no_secrets() {
     ] {
         assert!(!logs.contains(secret), "{secret} leaked into logs:\n{logs}");
     }
+
+    // The web sign-in, in the same test: one subscriber for the whole process's callsites.
+    capture.0.lock().unwrap().clear();
+    let web = web_support::start_web(web_support::WebOptions::default()).await;
+    let guess = "guessed-password-value";
+    let resp = web
+        .sign_in_raw(&json!({"password": guess}), &[], None)
+        .await;
+    assert_eq!(resp.status(), 401);
+    let resp = web
+        .sign_in_raw(&json!({"token": "guessed-token-value-0123"}), &[], None)
+        .await;
+    assert_eq!(resp.status(), 401);
+    let by_password = web.sign_in().await;
+    let by_token = web.sign_in_with(&json!({"token": TOKEN}), &[]).await;
+    web.conversation("log-web").await;
+    let resp = web
+        .with_cookie(
+            reqwest::Method::PATCH,
+            "/api/v1/conversations/log-web",
+            &by_password.cookie,
+            Some(&by_password.csrf),
+            Some(&json!({"title": "t"})),
+        )
+        .await;
+    assert_eq!(resp.status(), 200);
+    let resp = web
+        .with_cookie(
+            reqwest::Method::DELETE,
+            "/api/v1/session",
+            &by_token.cookie,
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(resp.status(), 403);
+    assert_eq!(web.cookie_status("forged-cookie-value").await, 401);
+    let logs = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    assert!(logs.contains("failed sign-in"), "{logs}");
+    assert!(logs.contains("signed in"), "{logs}");
+    assert!(
+        logs.contains(&by_password.session_id),
+        "session ids are public: {logs}"
+    );
+    assert!(logs.contains("CSRF"), "{logs}");
+    for secret in [
+        web_support::PASSWORD,
+        guess,
+        "guessed-token-value-0123",
+        TOKEN,
+        by_password.cookie.as_str(),
+        by_password.csrf.as_str(),
+        by_token.cookie.as_str(),
+        by_token.csrf.as_str(),
+        "forged-cookie-value",
+    ] {
+        assert!(!logs.contains(secret), "{secret} leaked into logs:\n{logs}");
+    }
+}
+
+#[test]
+fn the_server_config_debug_hides_the_token_and_the_sign_in() {
+    let mut cfg = steward_server::ServerConfig::new(
+        TOKEN,
+        steward_protocol::PrincipalId::parse("owner").unwrap(),
+    );
+    cfg.trusted_proxy = true;
+    let shown = format!("{cfg:?}");
+    assert!(!shown.contains(TOKEN), "{shown}");
+    assert!(
+        shown.contains("sign_in: false") && shown.contains("trusted_proxy: true"),
+        "{shown}"
+    );
 }

@@ -1,5 +1,5 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
-//! `MemoryStore`, `TurnRequestStore`, `Store`, and `BlobStore` for the bytes of message parts,
+//! `MemoryStore`, `TurnRequestStore`, `SessionStore`, `Store`, and `BlobStore` for the bytes of message parts,
 //! with its filesystem adapter `FsBlobStore`) that the rest of the workspace codes against, the
 //! one constructor (`open(&StoreConfig)`: a location and a clock, giving an `Arc<dyn Store>`),
 //! a backend-neutral `StoreError`, and the SQLite adapter (FTS5 and an in-process sign-bit index
@@ -17,6 +17,7 @@ mod error;
 mod memory_port;
 mod open;
 mod ports;
+mod sessions_port;
 mod sqlite;
 mod turn_requests_port;
 mod validate;
@@ -37,6 +38,7 @@ pub use memory_port::{
 };
 pub use open::{StoreConfig, StoreLocation, open};
 pub use ports::{ConversationStore, ConversationSummary, HistoryItem, KvStore, Store};
+pub use sessions_port::{MAX_USER_AGENT_LEN, Session, SessionStore};
 pub use sqlite::{SqliteStore, own_schema_names};
 pub use turn_requests_port::{TurnRequest, TurnRequestStore};
 pub use validate::memory::{MAX_EMBEDDING_DIMS, MAX_MEMORY_TEXT_LEN, MAX_TITLE_LEN, MAX_URL_LEN};
@@ -49,12 +51,14 @@ pub use validate::{
 /// never read or write. They are what makes an approval mean anything: a model that could write
 /// `pending_actions` could confirm its own action, one that could write `action_audit`, `grants`
 /// or `scores` could erase the trail, grant itself a tool or fake the feedback, and `kv` holds
-/// system state. The memory tables are here because source trust lives in the store: a model
-/// writing `facts` directly could overwrite (or forge) a fact the user stated; the rest hold the
-/// user's notes and the search index that must stay in step with them. The SQL guard checks
-/// these names with SQLite's authorizer at prepare time; a test in this crate fails if one of
-/// them stops existing in the schema. The per-model vector tables are created at run time and
-/// share `PROTECTED_TABLE_PREFIX`.
+/// system state (the owner's sign-in password hash among it). One that could write
+/// `web_sessions` could add a session whose secret it knows and sign a browser in. The memory
+/// tables are here because source trust lives in the store: a model writing `facts` directly
+/// could overwrite (or forge) a fact the user stated; the rest hold the user's notes and the
+/// search index that must stay in step with them. The SQL guard checks these names with
+/// SQLite's authorizer at prepare time; a test in this crate fails if one of them stops
+/// existing in the schema. The per-model vector tables are created at run time and share
+/// `PROTECTED_TABLE_PREFIX`.
 pub const PROTECTED_TABLES: &[&str] = &[
     "pending_actions",
     "action_audit",
@@ -70,6 +74,7 @@ pub const PROTECTED_TABLES: &[&str] = &[
     "memory_fts",
     "embedding_models",
     "embeddings",
+    "web_sessions",
 ];
 
 /// Every table whose name starts with this (the per-model vector tables `memory_vecb_*` and

@@ -107,6 +107,40 @@ pub(crate) fn turn_request(request: &crate::TurnRequest) -> Result<(), StoreErro
     Ok(())
 }
 
+/// A session's id; a session as it is stored, or why it cannot be.
+pub(crate) fn session_id(raw: &str) -> Result<(), StoreError> {
+    id("session id", raw)
+}
+
+/// A secret hash is a SHA-256 in lower-case hex, so a raw secret handed in by mistake is
+/// refused rather than stored.
+pub(crate) fn secret_hash(raw: &str) -> Result<(), StoreError> {
+    let hex = raw.len() == 64 && raw.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if hex {
+        Ok(())
+    } else {
+        Err(StoreError::InvalidInput(
+            "session secret hash must be 64 lower-case hex digits (a SHA-256)".into(),
+        ))
+    }
+}
+
+pub(crate) fn session(session: &crate::Session) -> Result<(), StoreError> {
+    session_id(&session.id)?;
+    secret_hash(&session.secret_hash)?;
+    if let Some(agent) = &session.user_agent {
+        if agent.len() > crate::MAX_USER_AGENT_LEN {
+            return Err(StoreError::InvalidInput(format!(
+                "session user agent is {} bytes; the limit is {}",
+                agent.len(),
+                crate::MAX_USER_AGENT_LEN
+            )));
+        }
+        no_nul("session user agent", agent)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

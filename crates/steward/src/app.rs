@@ -16,6 +16,9 @@ pub struct App {
     pub steward: Steward,
     /// The settings the app's Settings page changes while Steward runs.
     pub settings: Arc<crate::settings_desk::AppSettings>,
+    /// The store `steward` runs on; `serve` hands the web sign-in its sessions and the
+    /// password hash from it (the same connection, not a second one).
+    pub store: Arc<dyn Store>,
     pub memory: Arc<steward_memory::Memory>,
     /// The clock every part of this app reads "now" from.
     pub clock: Arc<dyn Clock>,
@@ -234,13 +237,14 @@ pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<
     let runtime_settings = Arc::new(crate::settings_desk::AppSettings::new(
         base.clone(),
         stored,
-        store,
+        store.clone(),
         steward.clone(),
         owner_id(settings)?,
     ));
     Ok(App {
         settings: runtime_settings,
         steward,
+        store,
         memory,
         clock,
         mcp,

@@ -1,5 +1,6 @@
 //! Steward's binary crate as a library: configuration, the composition root, and the
-//! command implementations (`serve`, `chat`, `doctor`). `main.rs` only parses arguments.
+//! command implementations (`serve`, `chat`, `doctor`, `user`, ...). `main.rs` only parses
+//! arguments.
 //!
 //! Owns: wiring config → adapters → core → surfaces. Does not own: business logic.
 
@@ -13,7 +14,9 @@ pub mod logging;
 pub mod mcp_cmd;
 pub mod memory_cmd;
 pub mod memory_wiring;
+pub mod password_input;
 pub mod serve;
 pub mod settings_desk;
 pub mod token;
+pub mod user_cmd;
 pub mod words;

@@ -57,6 +57,12 @@ enum Command {
         #[command(subcommand)]
         command: steward::mcp_cmd::McpCommand,
     },
+    /// The owner's web sign-in: `set-password` sets the password the web app accepts
+    /// beside the API token.
+    User {
+        #[command(subcommand)]
+        command: steward::user_cmd::UserCommand,
+    },
     /// Inspect configuration.
     Config {
         #[command(subcommand)]
@@ -125,6 +131,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Approvals { command } => steward::approvals_cmd::run(&load()?, command).await,
         Command::Memory { command } => steward::memory_cmd::run(&load()?, command).await,
         Command::Mcp { command } => steward::mcp_cmd::run(&load()?, command).await,
+        Command::User { command } => steward::user_cmd::run(&load()?, command).await,
         Command::Config {
             command: ConfigCommand::Show,
         } => {

@@ -8,7 +8,7 @@ use anyhow::Context;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use steward_server::{ConnLimits, ServerConfig};
+use steward_server::{ConnLimits, ServerConfig, WebSignIn};
 use tokio_util::sync::CancellationToken;
 
 pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
@@ -68,6 +68,11 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             clock: app.clock.clone(),
             parts: app.part_limits,
             settings: Some(app.settings.clone()),
+            sign_in: Some(WebSignIn {
+                sessions: app.store.clone(),
+                secrets: app.store.clone(),
+            }),
+            trusted_proxy: settings.http.trusted_proxy,
         },
     );
     let limits = ConnLimits {

@@ -32,6 +32,7 @@ mod e2e_settings;
 mod e2e_surfaces;
 mod e2e_terminal;
 mod e2e_url_secrets;
+mod e2e_web_sign_in;
 mod mcp_cli;
 mod mcp_refs;
 mod mcp_server;

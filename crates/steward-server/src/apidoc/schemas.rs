@@ -397,3 +397,48 @@ pub(crate) struct Setting {
 pub(crate) struct SettingList {
     settings: Vec<Setting>,
 }
+
+/// A session as sign-in and `GET /api/v1/session` show it (times in Unix seconds).
+#[derive(ToSchema)]
+pub(crate) struct SessionInfo {
+    id: String,
+    created_at: i64,
+    expires_at: i64,
+}
+
+/// `POST /api/v1/session`.
+#[derive(ToSchema)]
+pub(crate) struct SignedIn {
+    /// Send it as `X-CSRF-Token` with every change made with the cookie.
+    csrf_token: String,
+    session: SessionInfo,
+}
+
+/// `GET /api/v1/session`.
+#[derive(ToSchema)]
+pub(crate) struct CurrentSession {
+    /// Null when the bearer token authenticated the request.
+    csrf_token: Option<String>,
+    session: Option<SessionInfo>,
+    /// Whom the request acts for.
+    principal: String,
+}
+
+/// One signed-in session (times in Unix seconds).
+#[derive(ToSchema)]
+pub(crate) struct ListedSession {
+    id: String,
+    created_at: i64,
+    last_seen_at: i64,
+    expires_at: i64,
+    /// The browser's `User-Agent`, cleaned and cut; null when it sent none.
+    user_agent: Option<String>,
+    /// The session this request came with.
+    current: bool,
+}
+
+/// `GET /api/v1/sessions`.
+#[derive(ToSchema)]
+pub(crate) struct SessionList {
+    sessions: Vec<ListedSession>,
+}

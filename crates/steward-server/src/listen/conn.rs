@@ -3,7 +3,8 @@
 //! the task that serves it until it ends, times out, is displaced or the server stops.
 //!
 //! Owns: phase tracking (bytes read → head, request → busy, response body finished →
-//! idle), the header and idle deadlines, per-connection shutdown. Does not own: caps and
+//! idle), the header and idle deadlines, per-connection shutdown, handing each request its
+//! connection's peer address (`PeerAddr`). Does not own: caps and
 //! displacement (`slots`), routing or auth (the router; auth only calls
 //! [`mark_authenticated`]).
 
@@ -18,6 +19,7 @@ use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use std::convert::Infallible;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -125,6 +127,11 @@ impl ConnShared {
 #[derive(Clone)]
 pub(crate) struct ConnMark(Arc<ConnShared>);
 
+/// The TCP peer of the connection a request came on, inserted into every request's
+/// extensions (`client.rs` reads it: the client's address unless a trusted proxy names one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PeerAddr(pub(crate) SocketAddr);
+
 /// Called by the auth layer when a request presented the valid token: from then on the
 /// connection is the owner's and is displaced only when idle, after every pre-auth one.
 pub(crate) fn mark_authenticated(req: &Request) {
@@ -144,6 +151,7 @@ pub(crate) struct Deadlines {
 /// `stop` fires (then a request in progress finishes and the connection closes after it).
 pub(crate) async fn run(
     tcp: TcpStream,
+    peer: SocketAddr,
     conn: Arc<ConnShared>,
     app: Router,
     deadlines: Deadlines,
@@ -154,6 +162,7 @@ pub(crate) async fn run(
     let svc_conn = conn.clone();
     let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
         req.extensions_mut().insert(mark.clone());
+        req.extensions_mut().insert(PeerAddr(peer));
         let guard = BusyGuard::begin(svc_conn.clone());
         let fut = tower.call(req);
         async move {

@@ -12,7 +12,7 @@
 mod conn;
 mod slots;
 
-pub(crate) use conn::mark_authenticated;
+pub(crate) use conn::{PeerAddr, mark_authenticated};
 
 use axum::Router;
 use std::future::Future;
@@ -121,7 +121,7 @@ pub async fn serve_with(
         let (app, stop) = (app.clone(), stop.clone());
         tasks.spawn(async move {
             let _release = release;
-            conn::run(tcp, shared, app, deadlines, stop).await;
+            conn::run(tcp, peer, shared, app, deadlines, stop).await;
         });
     }
     // Close the listening socket first so new connections are refused, then drain.

@@ -110,10 +110,14 @@ fn request(server: &Server, method: &str, path: &str) -> reqwest::RequestBuilder
     client().request(method, server.url(path))
 }
 
-fn needs_auth(template: &str) -> bool {
-    ["/api/", "/v1/", "/mcp"]
-        .iter()
-        .any(|p| template.starts_with(p))
+/// Every operation under the guarded prefixes needs a credential, but signing in (which is
+/// how a browser gets one).
+fn needs_auth(method: &str, template: &str) -> bool {
+    let sign_in = method == "post" && template == "/api/v1/session";
+    !sign_in
+        && ["/api/", "/v1/", "/mcp"]
+            .iter()
+            .any(|p| template.starts_with(p))
 }
 
 /// Send every documented operation's samples, then each one unauthenticated, then each body
@@ -149,7 +153,7 @@ async fn walk(doc: &Value, documented: &Documented) -> Vec<Exchange> {
         let path = &samples(&method, &template, &documented.seeded)[0].path;
         // Without credentials: 401 on every guarded path, before anything else.
         let ex = exchange(&method, &template, path, request(server, &method, path)).await;
-        if needs_auth(&template) {
+        if needs_auth(&method, &template) {
             assert_eq!(ex.status, 401, "{method} {path} without a token");
             seen.push(ex);
         } else {
@@ -310,7 +314,7 @@ async fn every_guarded_operation_documents_its_security_and_401() {
             .iter()
             .flat_map(|r| r.as_object().unwrap().keys())
             .collect();
-        if needs_auth(&template) {
+        if needs_auth(&method, &template) {
             assert!(
                 !anonymous && !names.is_empty(),
                 "{method} {template}: {security}"

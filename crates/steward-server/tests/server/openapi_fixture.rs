@@ -40,6 +40,10 @@ pub async fn start_documented(fake: Arc<Fake>) -> Documented {
     cfg.memory = Some(Arc::new(steward_core::MemoryService::new(memory)));
     cfg.conversations = Some(Arc::new(Conversations));
     cfg.settings = Some(crate::settings::FakeSettings::new());
+    cfg.sign_in = Some(steward_server::WebSignIn {
+        sessions: store.clone(),
+        secrets: store.clone(),
+    });
     // A stand-in for rmcp's router: the document calls `/mcp` opaque, so any answer does.
     cfg.mcp = Some(Router::new().fallback(|| async { axum::Json(json!({})) }));
     let desk = FakeDesk::new(vec![action(ACTION, ActionStatus::Pending)], decide);
@@ -355,6 +359,20 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
         ("get", "/v1/models/{id}") => {
             vec![s("/v1/models/steward", 200), s("/v1/models/gpt-4", 404)]
         }
+        ("post", "/api/v1/session") => vec![
+            s(template, 200).body(json!({"token": crate::support::TOKEN})),
+            s(template, 401).body(json!({"password": "not the password at all"})),
+            s(template, 400).body(json!({"password": "a", "token": "b"})),
+            s(template, 400).body(json!({})),
+        ],
+        ("get", "/api/v1/session") => vec![s(template, 200)],
+        // The bearer authenticates these samples: there is no session to end.
+        ("delete", "/api/v1/session") => vec![s(template, 400)],
+        ("get", "/api/v1/sessions") => vec![s(template, 200)],
+        ("delete", "/api/v1/sessions/{id}") => vec![
+            s("/api/v1/sessions/6f1c2a52-8d0e-4b7a-9c1d-2e3f4a5b6c7d", 404),
+            s("/api/v1/sessions/not-a-uuid", 404),
+        ],
         ("get", "/api/v1/settings") => vec![s(template, 200)],
         ("put", "/api/v1/settings/{key}") => vec![
             s("/api/v1/settings/agent.max_rounds", 200).body(json!({"value": "3"})),

@@ -16,6 +16,7 @@ pub mod memory;
 mod parts;
 mod races;
 mod read_side;
+mod sessions;
 mod transitions;
 mod turn_requests;
 
@@ -31,6 +32,7 @@ pub use memory::{run_memory, run_memory_shared};
 pub use parts::{attachments_round_trip_with_their_message, run_blobs};
 pub use races::*;
 pub use read_side::*;
+pub use sessions::*;
 pub use transitions::{
     expected_hash_mismatch_conflicts, expired_action_cannot_be_confirmed,
     revision_replaces_payload_and_bumps, transition_applies_only_from_expected_status,
@@ -89,6 +91,11 @@ pub async fn run_all(store: &dyn Store) {
     turn_request_round_trip_and_replace(store).await;
     turn_requests_pruned_by_age(store).await;
     turn_request_input_limits(store).await;
+    // Web sessions.
+    session_round_trip_find_touch_list(store).await;
+    session_revocation_takes_what_it_names(store).await;
+    sessions_pruned_by_end_and_idleness(store).await;
+    session_input_limits(store).await;
     // Memory.
     run_memory(store).await;
 }

@@ -1,8 +1,8 @@
 //! The SQLite adapter: opening and configuring the database file, and running each operation on
 //! a blocking thread against one connection. Owns connection handling and the times it stamps
 //! (from the injected `Clock`); the mapping of rusqlite errors is `error.rs`; the SQL for each port
-//! lives in `conversations.rs`, `kv.rs`, `approvals/` and `memory/`, the schema in
-//! `migrations/sqlite/`. Vector search needs no extension: each store keeps an in-process
+//! lives in `conversations.rs`, `kv.rs`, `sessions.rs`, `turn_requests.rs`, `approvals/` and
+//! `memory/`, the schema in `migrations/sqlite/`. Vector search needs no extension: each store keeps an in-process
 //! index of the vectors' sign bits (`memory/vectors/`), kept current through a change log.
 //!
 //! One connection behind a mutex serialises all operations. That is deliberate: a personal
@@ -16,6 +16,7 @@ mod kv;
 mod memory;
 mod migrate;
 mod own_schema;
+mod sessions;
 mod turn_requests;
 pub(crate) use error::decode_err;
 pub use own_schema::own_schema_names;

@@ -63,6 +63,9 @@ CREATE TABLE embedding_models (id INTEGER PRIMARY KEY, model_id TEXT);
 CREATE TABLE embeddings (id INTEGER PRIMARY KEY, model_id TEXT);
 CREATE TABLE memory_vec_384_1 (rowid INTEGER PRIMARY KEY, embedding BLOB);
 INSERT INTO memory_vec_384_1 VALUES (1, x'00');
+-- The web sign-in's sessions: a row here is a way into the web app.
+CREATE TABLE web_sessions (id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, principal TEXT NOT NULL);
+INSERT INTO web_sessions VALUES ('s1', 'session-hash-do-not-leak', 'owner');
 ";
 
 static NEXT: AtomicU32 = AtomicU32::new(0);

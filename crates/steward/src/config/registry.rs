@@ -229,6 +229,16 @@ pub(crate) static FIELDS: &[Field] = &[
         },
     },
     Field {
+        key: "http.trusted_proxy",
+        env: Some("STEWARD_HTTP_TRUSTED_PROXY"),
+        default: Default::Text("false"),
+        rule: Rule::Bool,
+        secret: false,
+        runtime: false,
+        help: "Steward is reached only through a reverse proxy that sets X-Forwarded-For and X-Forwarded-Proto: the client's address (for the failed sign-in limit) is then the last X-Forwarded-For hop, and the session cookie is Secure when X-Forwarded-Proto says https. Leave false when clients can reach Steward directly: they could send those headers themselves",
+        apply: |s, v| s.http.trusted_proxy = v.flag(),
+    },
+    Field {
         key: "api_token",
         env: Some("STEWARD_API_TOKEN"),
         default: Default::None,

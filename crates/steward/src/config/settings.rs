@@ -44,7 +44,8 @@ pub struct Settings {
     pub mcp_servers: Vec<steward_mcp::ServerSpec>,
 }
 
-/// Connection limits of the HTTP server (`http.*` besides the address and body cap).
+/// The HTTP server's connection limits, CORS origins and proxy trust (`http.*` besides the
+/// address and body cap).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpSettings {
     pub header_timeout: Duration,
@@ -53,6 +54,8 @@ pub struct HttpSettings {
     pub max_connections_per_ip: usize,
     /// Browser origins that may read API responses (`http.cors_origins`).
     pub cors_origins: steward_server::CorsOrigins,
+    /// A reverse proxy's forwarding headers are true (`http.trusted_proxy`).
+    pub trusted_proxy: bool,
 }
 
 /// Limits of one agent turn.
@@ -275,6 +278,7 @@ impl Settings {
                 max_connections: 0,
                 max_connections_per_ip: 0,
                 cors_origins: steward_server::CorsOrigins::default(),
+                trusted_proxy: false,
             },
             api_token: None,
             agent: AgentSettings {
