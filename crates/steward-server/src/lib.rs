@@ -1,6 +1,7 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
 //! approval and grant routes, the memory routes (facts, notes, search), the
-//! OpenAI-compatible API, bearer-token auth and hostile-input handling.
+//! OpenAI-compatible API, the web app's embedded files (`assets`), bearer-token auth and
+//! hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
 //! HTTP responses, the accept loop (`listen`: connection caps, header and idle deadlines,
@@ -10,6 +11,7 @@
 
 mod api;
 mod approvals;
+mod assets;
 mod auth;
 mod body;
 mod conversations;
@@ -217,6 +219,9 @@ pub fn router(
         )
         .route("/v1/models", get(openai::list_models))
         .route("/v1/models/{id}", get(openai::get_model))
+        // The web app: `/` and `/app/*`, outside the guarded prefixes (the files hold no
+        // data; the page signs in through the API like any client).
+        .merge(assets::routes())
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(DefaultBodyLimit::max(cfg.max_body_bytes))
