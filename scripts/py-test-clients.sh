@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the third-party Python clients the tests drive Steward with (the official `openai`
-# SDK, pinned) into a virtual environment at DEST.
+# SDK) and check it with (`openapi-spec-validator` and `openapi-schema-validator` for the API
+# document), pinned, into a virtual environment at DEST.
 #
 # Usage: scripts/py-test-clients.sh [DEST]
 #   DEST defaults to $STEWARD_TEST_PY_DIR, else target/py-clients under the repository root
@@ -27,6 +28,23 @@ PACKAGES=(
   "truststore==0.10.5"
   "typing-inspection==0.4.5"
   "typing_extensions==4.16.0"
+  # openapi-spec-validator and what it pulls in beyond the above (pip freeze of a fresh
+  # install): the API document test (crates/steward-server/tests/server/openapi.rs).
+  "openapi-spec-validator==0.9.0"
+  "openapi-schema-validator==0.9.0"
+  "attrs==26.1.0"
+  "jsonschema==4.26.0"
+  "jsonschema-path==0.5.0"
+  "jsonschema-specifications==2025.9.1"
+  "lazy-object-proxy==1.13.0"
+  "pathable==0.6.0"
+  "pydantic-settings==2.16.3"
+  "python-dotenv==1.2.4"
+  "PyYAML==6.0.4"
+  "referencing==0.37.0"
+  "rfc3339-validator==0.1.4"
+  "rpds-py==2026.9.1"
+  "six==1.17.0"
 )
 
 die() { echo "py-test-clients: error: $*" >&2; exit 1; }
@@ -39,7 +57,7 @@ want="$(printf '%s\n' "${PACKAGES[@]}")"
 command -v python3 >/dev/null 2>&1 || die "python3 not found; the OpenAI SDK tests need Python 3.9+"
 
 if [[ -f "$dest/.installed" ]] && [[ "$(cat "$dest/.installed")" == "$want" ]] \
-  && "$dest/bin/python" -c "import openai" >/dev/null 2>&1; then
+  && "$dest/bin/python" -c "import openai, openapi_spec_validator" >/dev/null 2>&1; then
   say "already installed in $dest"
   exit 0
 fi
@@ -50,6 +68,7 @@ say "installing ${PACKAGES[*]} into $dest"
 if ! "$dest/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "${PACKAGES[@]}" >&2; then
   die "pip install failed (is PyPI reachable?)"
 fi
-"$dest/bin/python" -c "import openai" || die "openai installed but cannot be imported"
+"$dest/bin/python" -c "import openai, openapi_spec_validator, openapi_schema_validator" \
+  || die "installed, but openai or the OpenAPI validators cannot be imported"
 echo "$want" >"$dest/.installed"
 say "installed into $dest"

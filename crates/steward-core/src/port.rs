@@ -31,6 +31,12 @@ pub trait Assistant: Send + Sync + 'static {
     async fn conversation_of(&self, _key: &RequestKey) -> Option<ConversationId> {
         None
     }
+
+    /// The model the next turn is answered by, as `provider:model` (`None`: no model bound).
+    /// Read each time: the model can change while Steward runs.
+    fn model_label(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The result of `ApprovalDesk::resolve`.

@@ -1,10 +1,44 @@
-//! Settings the agent loop reads on every turn.
+//! Settings the agent loop reads on every turn, and `Live`: the one way a setting changes
+//! while Steward runs.
+//!
+//! Owns: the plain settings structs and the shared cell they live in. Does not own: where a
+//! new value comes from or whether it is valid (the binary's config registry checks it before
+//! it calls `Steward::set_agent_settings` / `set_binding`).
 
+use std::sync::RwLock;
 use std::time::Duration;
 use steward_llm::ModelRef;
 
-/// Budgets and sizes for one turn.
-#[derive(Debug, Clone)]
+/// A value that may be replaced at runtime. Readers take a copy (a turn reads its settings
+/// once, at its start, so a change never lands in the middle of one); a writer replaces the
+/// whole value. A poisoned lock still holds a whole value (the writer only assigns), so it is
+/// used as is.
+#[derive(Debug, Default)]
+pub(crate) struct Live<T>(RwLock<T>);
+
+impl<T: Clone> Live<T> {
+    pub(crate) fn new(value: T) -> Self {
+        Self(RwLock::new(value))
+    }
+
+    pub(crate) fn get(&self) -> T {
+        match self.0.read() {
+            Ok(v) => v.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub(crate) fn set(&self, value: T) {
+        match self.0.write() {
+            Ok(mut v) => *v = value,
+            Err(poisoned) => *poisoned.into_inner() = value,
+        }
+    }
+}
+
+/// Budgets and sizes for one turn. Read per turn: `Steward::set_agent_settings` changes them
+/// from the next turn on.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentSettings {
     /// Model calls per turn (each round may run tools).
     pub max_rounds: u32,
@@ -33,7 +67,7 @@ impl Default for AgentSettings {
 }
 
 /// Which model answers. Read per turn, so it can change at runtime without a restart.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ModelBinding {
     pub primary: Option<ModelRef>,
     pub fallback: Option<ModelRef>,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// tool starts, so after a crash an action left `confirmed` or `running` is known to be
 /// interrupted and is reported as "it may have run", never as "it was not run".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ActionStatus {
     Pending,
@@ -72,6 +73,7 @@ impl ActionStatus {
 
 /// What kind of thing awaits approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ActionKind {
     /// One tool call: `tool` + `arguments`.
@@ -109,6 +111,7 @@ impl Decision {
 
 /// A parked action as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PendingAction {
     /// Opaque id (a UUID).
     pub id: String,
@@ -143,6 +146,7 @@ pub struct PendingAction {
 /// invisible and confusable characters are made visible; a card that cannot be shown whole
 /// on a surface says so and is not confirmable there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ActionCard {
     pub action_id: String,
     pub kind: ActionKind,
@@ -160,6 +164,7 @@ pub struct ActionCard {
 /// "Allow this tool in this conversation until `expires_at_ms`": scoped, time-limited,
 /// visible and revocable. Never global.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Grant {
     pub id: String,
     pub conversation: ConversationId,

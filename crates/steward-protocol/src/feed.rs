@@ -8,6 +8,7 @@ use crate::{ConversationId, PrincipalId, Surface, TurnEvent};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FeedEvent {
     /// One event of a turn running in this process.

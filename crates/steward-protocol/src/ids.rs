@@ -21,6 +21,7 @@ pub enum IdError {
 
 /// A conversation (thread). Surfaces map their own platform ids to one of these.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct ConversationId(String);
 
@@ -62,6 +63,7 @@ impl<'de> Deserialize<'de> for ConversationId {
 
 /// Which surface a message arrived on. Policy (later) maps effect × surface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Surface {
     Cli,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 /// Who stated a fact. Only the user overwrites a `User` fact; extraction and reflection
 /// never do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FactSource {
     User,
@@ -36,6 +37,7 @@ impl FactSource {
 
 /// Where a piece of text originated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "origin", rename_all = "snake_case")]
 pub enum Provenance {
     /// Typed by the user (a message, the CLI, the API).
@@ -118,6 +120,7 @@ impl Quarantine {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Fact {
     pub id: i64,
     /// The user (principal) the fact belongs to.
@@ -134,6 +137,7 @@ pub struct Fact {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Note {
     pub id: i64,
     pub user: String,
@@ -147,6 +151,7 @@ pub struct Note {
 
 /// The kinds of remembered things recall can search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryKind {
     Fact,

@@ -4,6 +4,7 @@ use crate::{Attachment, ConversationId, Principal, RequestKey, Surface, Upload};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     User,
@@ -25,6 +26,7 @@ impl Role {
 /// model produced it: it may be malformed, and that must reach the tool layer as an error
 /// the model sees, never a panic.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ToolCall {
     pub id: String,
     pub name: String,
@@ -99,6 +101,7 @@ impl Message {
 
 /// Token usage reported by a model call (summed over a turn by the agent loop).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,

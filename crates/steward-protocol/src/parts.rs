@@ -17,6 +17,7 @@ use std::fmt;
 
 /// What a part is, for the model: a picture, a sound, or a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PartKind {
     Image,
@@ -69,6 +70,7 @@ const MIME_TYPES: &[(&str, PartKind)] = &[
 /// A part's media type, one of the allow-listed ones (`MimeType::allowed`). Case-insensitive
 /// on the way in, lowercase always; no parameters (`; charset=…`): text parts are UTF-8.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = String, example = "image/png"))]
 pub struct MimeType(&'static str);
 
 impl MimeType {
@@ -134,6 +136,7 @@ pub const MAX_FILE_NAME_LEN: usize = 255;
 /// `\`, not `.` or `..`), no control or bidi characters, no space at either end. Only ever
 /// shown (to the model and to people), never used as a path: blobs are named by their hash.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct FileName(String);
 
@@ -182,6 +185,7 @@ const BLOB_PREFIX: &str = "sha256:";
 /// SHA-256. Content-addressed, so the same bytes are stored once and a reader can check
 /// that what it read is what was written.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct BlobRef(String);
 
@@ -232,6 +236,7 @@ impl<'de> Deserialize<'de> for BlobRef {
 /// A part as a stored message keeps it: what it is and where its bytes are, never the bytes.
 /// The kind always matches the media type (checked on the way in, from JSON too).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(try_from = "AttachmentFields")]
 pub struct Attachment {
     kind: PartKind,

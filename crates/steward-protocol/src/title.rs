@@ -10,6 +10,7 @@ use std::fmt;
 pub const MAX_TITLE_CHARS: usize = 200;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(transparent)]
 pub struct ConversationTitle(String);
 

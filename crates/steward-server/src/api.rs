@@ -37,16 +37,50 @@ use steward_protocol::{ActionCard, ConversationId, Inbound, Surface, TurnEvent, 
 /// to proxies and clients.
 pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-#[derive(Deserialize)]
-struct MessageRequest {
+/// A message to Steward. `text` may be empty only when attachments come with it.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct MessageRequest {
+    /// The conversation to continue (1 to 128 of `A-Za-z0-9._:-`); a new one when absent.
     #[serde(default)]
     conversation_id: Option<String>,
+    /// At most 64 KiB.
     text: String,
     /// Images, audio and files, base64 in the JSON (`parts::PartRequest`).
     #[serde(default)]
     attachments: Vec<PartRequest>,
 }
 
+/// Send a message and run a turn.
+///
+/// With `Accept: text/event-stream` the answer is the turn as Server-Sent Events; otherwise one JSON document when the turn ends. An `Idempotency-Key`
+/// makes a retry the same turn (it is answered from the first attempt, never run twice).
+#[utoipa::path(
+    post,
+    path = "/api/v1/messages",
+    operation_id = "post_message",
+    tag = "messages",
+    params(
+        ("Idempotency-Key" = Option<String>, Header, description = "1 to 255 visible ASCII characters (a UUID is typical): a retry with the same key is the same turn"),
+    ),
+    request_body(content = MessageRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The finished turn (JSON), or every `TurnEvent` of it as it happens (SSE): each event's `event:` is its `type` (`started`, `text_delta`, `tool_started`, `tool_finished`, `approval_required`, `final`, `failed`) and its `data:` the JSON `TurnEvent` (`#/components/schemas/TurnEvent`); the stream ends after `final` or `failed` (an `event: error` if the turn vanished). A failed turn still answers 200 on SSE.",
+            content(
+                (crate::apidoc::schemas::MessageReply = "application/json"),
+                (String = "text/event-stream"),
+            )),
+        (status = 400, description = "Malformed input, or a turn failed for its input (`input`)", body = crate::apidoc::schemas::MessageError),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 409, description = "The turn was cancelled (`POST /api/v1/conversations/{id}/cancel`)", body = crate::apidoc::schemas::FailedTurn),
+        (status = 413, description = "The body, the text or the attachments are over their limits", body = crate::apidoc::schemas::MessageError),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, description = "JSON of the wrong shape, or the model cannot take the message (`unsupported`, `model_rejected`)", body = crate::apidoc::schemas::MessageError),
+        (status = 500, description = "Storage failed, or the turn ended without a result", body = crate::apidoc::schemas::MessageError),
+        (status = 502, description = "The model API failed (`model`)", body = crate::apidoc::schemas::FailedTurn),
+        (status = 503, description = "No model, a model configuration error, or shutting down", body = crate::apidoc::schemas::FailedTurn),
+        (status = 504, description = "A budget (rounds, tokens, time) ran out (`budget`)", body = crate::apidoc::schemas::FailedTurn),
+    ),
+)]
 pub(crate) async fn post_message(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
@@ -83,9 +117,22 @@ pub(crate) async fn post_message(
     }
 }
 
-/// `POST /api/v1/conversations/{id}/cancel`: stop the conversation's running turn. The
-/// request waiting on that turn gets its `Failed{cancelled}` (409); queued turns still run.
+/// Stop the conversation's running turn.
+///
+/// The request waiting on that turn gets its `Failed{cancelled}` (409); queued turns still run.
 /// `cancelled: false` when nothing was running (a harmless no-op).
+#[utoipa::path(
+    post,
+    path = "/api/v1/conversations/{id}/cancel",
+    operation_id = "cancel_turn",
+    tag = "messages",
+    params(("id" = String, Path, description = "The conversation id")),
+    responses(
+        (status = 200, description = "Whether a running turn was stopped", body = crate::apidoc::schemas::CancelReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+    ),
+)]
 pub(crate) async fn cancel_turn(
     State(state): State<AppState>,
     Path(id): Path<String>,

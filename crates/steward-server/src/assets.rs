@@ -1,6 +1,7 @@
 //! The web app's files, embedded in the binary when it is built (rust-embed over `web/`, in
-//! debug builds too): `GET /` is `web/index.html`, `GET /app/PATH` is `web/app/PATH`. They are
-//! plain files (ES modules, CSS, the vendored markdown and sanitizer libraries): `cargo build`
+//! debug builds too): `GET /` is `web/index.html`, `GET /app/FILE` and `GET /app/DIR/FILE` are
+//! `web/app/…` (the app is at most one folder deep, so two documented routes hold it, no
+//! wildcard; `tests/server/assets.rs` requests every file). They are plain files (ES modules, CSS, the vendored markdown and sanitizer libraries): `cargo build`
 //! needs no Node, and the page loads nothing from elsewhere.
 //!
 //! Every file is answered with its Content-Type by extension, `Cache-Control: no-cache` and a
@@ -12,15 +13,12 @@
 //! response gets (`headers.rs`), nor what the app does (it is a client of `/api/v1`, signed in
 //! like any other; these routes need no credential because the files hold no data).
 
-use crate::AppState;
 use crate::error::ApiError;
-use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::Path;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use rust_embed::RustEmbed;
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -33,21 +31,71 @@ struct Files;
 /// The page every visit starts at.
 const INDEX: &str = "index.html";
 
-/// The asset routes, compressed. Only these: the API's SSE streams must reach the browser
-/// event by event, never held back by a compressor.
-pub(crate) fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/", get(index))
-        .route("/app/{*path}", get(app_file))
-        .layer(CompressionLayer::new())
+/// The compression the asset routes get (brotli or gzip, as the client accepts). Only they
+/// do: the API's SSE streams must reach the browser event by event, never held back by a
+/// compressor.
+pub(crate) fn compression() -> CompressionLayer {
+    CompressionLayer::new()
 }
 
-async fn index(headers: HeaderMap) -> Response {
+/// The web app's page.
+#[utoipa::path(
+    get,
+    path = "/",
+    operation_id = "get_web_app",
+    tag = "web",
+    security(()),
+    responses(
+        (status = 200, description = "The web app's page (it signs in through `/api/v1/session`)", content_type = "text/html", body = String),
+        (status = 304, description = "Unchanged since the `If-None-Match` ETag"),
+    ),
+)]
+pub(crate) async fn index(headers: HeaderMap) -> Response {
     serve(INDEX, &headers)
 }
 
-async fn app_file(Path(path): Path<String>, headers: HeaderMap) -> Response {
-    serve(&format!("app/{path}"), &headers)
+/// A file of the web app (a module, the stylesheet, the icon, a vendored library's text).
+#[utoipa::path(
+    get,
+    path = "/app/{file}",
+    operation_id = "get_web_app_file",
+    tag = "web",
+    security(()),
+    params(("file" = String, Path, description = "The file's name, e.g. `main.js`")),
+    responses(
+        (status = 200, description = "The file, `Cache-Control: no-cache` with an ETag; brotli or gzip when accepted", content(
+            (String = "text/javascript"), (String = "text/css"), (String = "image/svg+xml"), (String = "text/plain"))),
+        (status = 304, description = "Unchanged since the `If-None-Match` ETag"),
+        (status = 404, response = crate::apidoc::NotFound),
+    ),
+)]
+pub(crate) async fn app_file(Path(file): Path<String>, headers: HeaderMap) -> Response {
+    serve(&format!("app/{file}"), &headers)
+}
+
+/// A file in a folder of the web app (`chat/`, `pages/`, `vendor/`).
+#[utoipa::path(
+    get,
+    path = "/app/{dir}/{file}",
+    operation_id = "get_web_app_folder_file",
+    tag = "web",
+    security(()),
+    params(
+        ("dir" = String, Path, description = "The folder, e.g. `chat`"),
+        ("file" = String, Path, description = "The file's name, e.g. `thread.js`"),
+    ),
+    responses(
+        (status = 200, description = "The file, `Cache-Control: no-cache` with an ETag; brotli or gzip when accepted", content(
+            (String = "text/javascript"), (String = "text/css"), (String = "image/svg+xml"), (String = "text/plain"))),
+        (status = 304, description = "Unchanged since the `If-None-Match` ETag"),
+        (status = 404, response = crate::apidoc::NotFound),
+    ),
+)]
+pub(crate) async fn app_folder_file(
+    Path((dir, file)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    serve(&format!("app/{dir}/{file}"), &headers)
 }
 
 fn serve(key: &str, headers: &HeaderMap) -> Response {

@@ -41,8 +41,10 @@ pub(crate) struct PageQuery {
 }
 
 /// `{"title": "…"}` sets it, `{"title": null}` clears it.
-#[derive(Deserialize)]
-struct RenameRequest {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct RenameRequest {
+    /// The new title; null clears it.
+    #[schema(required = true)]
     title: Option<String>,
 }
 
@@ -97,6 +99,21 @@ fn item_json(item: &HistoryItem) -> Value {
     })
 }
 
+/// Conversations, most recently active first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/conversations",
+    operation_id = "list_conversations",
+    tag = "conversations",
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "At most this many (default 50)")),
+    responses(
+        (status = 200, description = "The conversations", body = crate::apidoc::schemas::ConversationList),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn list(
     State(state): State<AppState>,
     query: Result<Query<ListQuery>, QueryRejection>,
@@ -111,8 +128,28 @@ pub(crate) async fn list(
     ))
 }
 
-/// One conversation and a page of its history, oldest first; `next_before` is the `before`
-/// of the previous page (null at the start).
+/// One conversation and a page of its history, oldest first.
+///
+/// `next_before` is the `before` of the previous page (null at the start).
+#[utoipa::path(
+    get,
+    path = "/api/v1/conversations/{id}",
+    operation_id = "get_conversation",
+    tag = "conversations",
+    params(
+        ("id" = String, Path, description = "The conversation id"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 200, description = "At most this many messages (default 50)"),
+        ("before" = Option<u64>, Query, description = "Messages before this position (the `next_before` of the page after); the newest when absent"),
+    ),
+    responses(
+        (status = 200, description = "The conversation and a page of its history", body = crate::apidoc::schemas::ConversationHistory),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn history(
     State(state): State<AppState>,
     Path(raw): Path<String>,
@@ -144,6 +181,26 @@ pub(crate) async fn history(
     })))
 }
 
+/// Set or clear a conversation's title.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/conversations/{id}",
+    operation_id = "rename_conversation",
+    tag = "conversations",
+    params(("id" = String, Path, description = "The conversation id")),
+    request_body(content = RenameRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The conversation after", body = crate::apidoc::schemas::ConversationSummary),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn rename(
     State(state): State<AppState>,
     Path(raw): Path<String>,
@@ -165,6 +222,23 @@ pub(crate) async fn rename(
     }
 }
 
+/// Delete a conversation and its history.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/conversations/{id}",
+    operation_id = "delete_conversation",
+    tag = "conversations",
+    params(("id" = String, Path, description = "The conversation id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 409, description = "A turn is running in it (`kind` `busy`): cancel it or wait", body = crate::error::ErrorBody),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn delete(
     State(state): State<AppState>,
     Path(raw): Path<String>,

@@ -8,8 +8,9 @@ use axum::Json;
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use serde::Serialize;
 use steward_protocol::FailureKind;
+use utoipa::ToSchema;
 
 /// Which error shape a client expects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,20 +101,62 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = match self.flavor {
-            Flavor::Steward => json!({"error": {"kind": self.kind, "message": self.message}}),
-            Flavor::OpenAi => json!({"error": {
-                "message": self.message,
-                "type": self.kind,
-                "code": null,
-                "kind": self.kind,
-            }}),
+        let mut resp = match self.flavor {
+            Flavor::Steward => {
+                let error = ErrorDetail {
+                    kind: self.kind,
+                    message: self.message,
+                };
+                (self.status, Json(ErrorBody { error })).into_response()
+            }
+            Flavor::OpenAi => {
+                let error = OpenAiErrorDetail {
+                    message: self.message,
+                    r#type: self.kind,
+                    code: None,
+                    kind: self.kind,
+                };
+                (self.status, Json(OpenAiErrorBody { error })).into_response()
+            }
         };
-        let mut resp = (self.status, Json(body)).into_response();
         resp.headers_mut()
             .insert(SHOULD_RETRY, should_retry(self.retry));
         resp
     }
+}
+
+/// The Steward API's error body: `{"error":{"kind","message"}}`.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ErrorBody {
+    pub(crate) error: ErrorDetail,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ErrorDetail {
+    /// What went wrong, as a word a client can match (`bad_request`, `not_found`, ...).
+    #[schema(value_type = String)]
+    pub(crate) kind: &'static str,
+    /// A sentence safe to show a person.
+    pub(crate) message: String,
+}
+
+/// The OpenAI API's error body, with Steward's `kind` beside OpenAI's `type` (the same word).
+#[derive(Serialize, ToSchema)]
+pub(crate) struct OpenAiErrorBody {
+    pub(crate) error: OpenAiErrorDetail,
+}
+
+#[derive(Serialize, ToSchema)]
+pub(crate) struct OpenAiErrorDetail {
+    pub(crate) message: String,
+    #[schema(value_type = String)]
+    pub(crate) r#type: &'static str,
+    /// Always null.
+    pub(crate) code: Option<String>,
+    #[schema(value_type = String)]
+    pub(crate) kind: &'static str,
 }
 
 /// The retry hint header the OpenAI and Anthropic SDKs read before their status rules.
@@ -180,6 +223,7 @@ pub(crate) async fn method_not_allowed(req: Request) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn kind_names_match_serde() {

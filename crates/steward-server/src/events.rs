@@ -23,6 +23,21 @@ pub(crate) struct EventsQuery {
     conversation: Option<String>,
 }
 
+/// The live event feed, as Server-Sent Events, until the client hangs up.
+#[utoipa::path(
+    get,
+    path = "/api/v1/events",
+    operation_id = "get_events",
+    tag = "events",
+    params(("conversation" = Option<String>, Query, description = "Only this conversation's events")),
+    responses(
+        (status = 200, description = "Server-Sent Events: each `data:` is a JSON `FeedEvent` (`#/components/schemas/FeedEvent`) and its `event:` the event's `type`: `turn` (an event of any turn in this process, whichever surface started it), `approval` (an approval changed, from any process on this database, with who and where), `delivered` (Steward spoke unasked), `lagged` (this client fell behind: refetch). Comments keep the connection alive.",
+            content((String = "text/event-stream"))),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn events(
     State(state): State<AppState>,
     query: Result<Query<EventsQuery>, QueryRejection>,

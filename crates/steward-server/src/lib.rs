@@ -10,6 +10,7 @@
 //! reading configuration from disk (the binary builds a `ServerConfig` and hands it in).
 
 mod api;
+mod apidoc;
 mod approvals;
 mod assets;
 mod auth;
@@ -24,17 +25,22 @@ mod memory;
 mod openai;
 mod parts;
 pub mod password;
+mod settings;
 mod trace;
 mod turn;
 
+use apidoc::DocumentedRoutes;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::routing::{delete, get, patch, post, put};
 use serde_json::json;
 use std::fmt;
 use std::sync::Arc;
-use steward_core::{ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryDesk};
+use steward_core::{
+    ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryDesk, SettingsDesk,
+};
 use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
+use utoipa_axum::router::UtoipaMethodRouterExt as _;
+use utoipa_axum::routes;
 
 pub use cors::CorsOrigins;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;
@@ -58,8 +64,6 @@ pub struct ServerConfig {
     pub owner: PrincipalId,
     /// Bodies larger than this get 413.
     pub max_body_bytes: usize,
-    /// `"provider:model"` shown by `/health`; `None` = no model configured.
-    pub model_label: Option<String>,
     /// Memory behind the `/api/v1/facts`, `/api/v1/notes` and `/api/v1/memory/search`
     /// routes; `None` = those routes answer 503.
     pub memory: Option<Arc<dyn MemoryDesk>>,
@@ -79,6 +83,8 @@ pub struct ServerConfig {
     /// `/api/v1/messages` accepts bodies big enough for them, and refuses a part past them
     /// with 413 before decoding it.
     pub parts: PartLimits,
+    /// The runtime settings behind `/api/v1/settings`; `None` = those routes answer 503.
+    pub settings: Option<Arc<dyn SettingsDesk>>,
 }
 
 impl ServerConfig {
@@ -89,7 +95,6 @@ impl ServerConfig {
             api_token: api_token.into(),
             owner,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-            model_label: None,
             memory: None,
             mcp: None,
             cors_origins: CorsOrigins::default(),
@@ -97,6 +102,7 @@ impl ServerConfig {
             feed: None,
             clock: SystemClock::shared(),
             parts: PartLimits::default(),
+            settings: None,
         }
     }
 }
@@ -108,7 +114,6 @@ impl fmt::Debug for ServerConfig {
             .field("api_token", &"<redacted>")
             .field("owner", &self.owner)
             .field("max_body_bytes", &self.max_body_bytes)
-            .field("model_label", &self.model_label)
             .field("memory", &self.memory.is_some())
             .field("mcp", &self.mcp.is_some())
             .field("cors_origins", &self.cors_origins)
@@ -116,6 +121,7 @@ impl fmt::Debug for ServerConfig {
             .field("feed", &self.feed.is_some())
             .field("clock", &self.clock)
             .field("parts", &self.parts)
+            .field("settings", &self.settings.is_some())
             .finish()
     }
 }
@@ -128,10 +134,10 @@ pub(crate) struct AppState {
     pub(crate) token: Arc<auth::Token>,
     /// Whom the token authenticates (see `auth`).
     pub(crate) owner: PrincipalId,
-    pub(crate) model_label: Option<Arc<str>>,
     pub(crate) memory: Option<Arc<dyn MemoryDesk>>,
     pub(crate) conversations: Option<Arc<dyn ConversationDesk>>,
     pub(crate) feed: Option<Arc<dyn EventFeed>>,
+    pub(crate) settings: Option<Arc<dyn SettingsDesk>>,
     pub(crate) clock: Arc<dyn Clock>,
     /// Unix seconds when this router was built: the OpenAI model object's `created`.
     pub(crate) started_secs: i64,
@@ -153,10 +159,10 @@ pub fn router(
         approvals,
         token: Arc::new(auth::Token::new(cfg.api_token)),
         owner: cfg.owner,
-        model_label: cfg.model_label.map(Arc::from),
         memory: cfg.memory,
         conversations: cfg.conversations,
         feed: cfg.feed,
+        settings: cfg.settings,
         started_secs: cfg.clock.now_secs(),
         clock: cfg.clock,
         parts: cfg.parts,
@@ -166,62 +172,8 @@ pub fn router(
     // rest against `max_body_bytes` itself).
     let with_parts = DefaultBodyLimit::max(parts::body_limit(cfg.max_body_bytes, &cfg.parts));
     let cors = cors::layer(&cfg.cors_origins);
-    let mut routes = Router::new();
-    if let Some(mcp) = cfg.mcp {
-        // Its own router (rmcp's service) keeps its own body limit; auth is the layer below.
-        routes = routes.route_service("/mcp", mcp);
-    }
+    let (routes, _document) = documented_routes(with_parts, cfg.mcp).finish();
     let routes = routes
-        .route("/health", get(health))
-        .route(
-            "/api/v1/messages",
-            post(api::post_message).layer(with_parts),
-        )
-        .route("/api/v1/events", get(events::events))
-        .route("/api/v1/conversations", get(conversations::list))
-        .route(
-            "/api/v1/conversations/{id}",
-            get(conversations::history)
-                .patch(conversations::rename)
-                .delete(conversations::delete),
-        )
-        .route("/api/v1/conversations/{id}/cancel", post(api::cancel_turn))
-        .route("/api/v1/approvals", get(approvals::list))
-        .route("/api/v1/approvals/{id}", get(approvals::get_one))
-        .route("/api/v1/approvals/{id}/confirm", post(approvals::confirm))
-        .route("/api/v1/approvals/{id}/cancel", post(approvals::cancel))
-        .route("/api/v1/approvals/{id}/revise", post(approvals::revise))
-        .route("/api/v1/approvals/{id}/edit", post(approvals::request_edit))
-        .route(
-            "/api/v1/grants",
-            get(approvals::list_grants).post(approvals::create_grant),
-        )
-        .route("/api/v1/grants/{id}", delete(approvals::revoke_grant))
-        .route("/api/v1/facts", get(memory::list_facts))
-        .route(
-            "/api/v1/facts/{key}",
-            put(memory::put_fact).delete(memory::delete_fact),
-        )
-        .route("/api/v1/facts/{key}/confirm", post(memory::confirm_fact))
-        .route("/api/v1/notes/{id}/confirm", post(memory::confirm_note))
-        .route(
-            "/api/v1/notes",
-            get(memory::list_notes).post(memory::create_note),
-        )
-        .route(
-            "/api/v1/notes/{id}",
-            patch(memory::patch_note).delete(memory::delete_note),
-        )
-        .route("/api/v1/memory/search", get(memory::search))
-        .route(
-            "/v1/chat/completions",
-            post(openai::chat_completions).layer(with_parts),
-        )
-        .route("/v1/models", get(openai::list_models))
-        .route("/v1/models/{id}", get(openai::get_model))
-        // The web app: `/` and `/app/*`, outside the guarded prefixes (the files hold no
-        // data; the page signs in through the API like any client).
-        .merge(assets::routes())
         .fallback(error::not_found)
         .method_not_allowed_fallback(error::method_not_allowed)
         .layer(DefaultBodyLimit::max(cfg.max_body_bytes))
@@ -242,10 +194,79 @@ pub fn router(
         .with_state(state)
 }
 
+/// Every route of the router, each registered from its handler's `#[utoipa::path]` (method and
+/// path included), so that the API document lists exactly what the router serves. A new route
+/// goes here, and only here (`tests/server/openapi.rs` fails on a routing call anywhere else).
+fn documented_routes(with_parts: DefaultBodyLimit, mcp: Option<Router>) -> DocumentedRoutes {
+    let mut routes = DocumentedRoutes::new();
+    if let Some(mcp) = mcp {
+        // Its own router (rmcp's service) keeps its own body limit; auth is the layer below.
+        routes = routes.mcp(mcp);
+    }
+    routes
+        .routes(routes!(health))
+        .routes(routes!(api::post_message).layer(with_parts))
+        .routes(routes!(events::events))
+        .routes(routes!(conversations::list))
+        .routes(routes!(
+            conversations::history,
+            conversations::rename,
+            conversations::delete
+        ))
+        .routes(routes!(api::cancel_turn))
+        .routes(routes!(approvals::list))
+        .routes(routes!(approvals::get_one))
+        .routes(routes!(approvals::confirm))
+        .routes(routes!(approvals::cancel))
+        .routes(routes!(approvals::revise))
+        .routes(routes!(approvals::request_edit))
+        .routes(routes!(approvals::list_grants, approvals::create_grant))
+        .routes(routes!(approvals::revoke_grant))
+        .routes(routes!(memory::list_facts))
+        .routes(routes!(memory::put_fact, memory::delete_fact))
+        .routes(routes!(memory::confirm_fact))
+        .routes(routes!(memory::confirm_note))
+        .routes(routes!(memory::list_notes, memory::create_note))
+        .routes(routes!(memory::patch_note, memory::delete_note))
+        .routes(routes!(memory::search))
+        .routes(routes!(settings::list))
+        .routes(routes!(settings::put, settings::reset))
+        .routes(routes!(openai::chat_completions).layer(with_parts))
+        .routes(routes!(openai::list_models))
+        .routes(routes!(openai::get_model))
+        // The web app's files: outside the guarded prefixes (they hold no data; the page signs
+        // in through the API like any client), and the only compressed routes.
+        .routes(routes!(assets::index).layer(assets::compression()))
+        .routes(routes!(assets::app_file).layer(assets::compression()))
+        .routes(routes!(assets::app_folder_file).layer(assets::compression()))
+}
+
+/// The OpenAPI 3.1 document (JSON) that `GET /api/v1/openapi.json` serves, for a router whose
+/// `ServerConfig::mcp` is set (`mcp`) or not: every route, its parameters, bodies and answers.
+pub fn api_document(mcp: bool) -> Result<String, ApiDocumentError> {
+    let (_, document) =
+        documented_routes(DefaultBodyLimit::disable(), mcp.then(Router::new)).finish();
+    document.to_json().map_err(|_| ApiDocumentError)
+}
+
+/// The API document could not be encoded as JSON.
+#[derive(Debug, thiserror::Error)]
+#[error("the API document could not be encoded as JSON")]
+pub struct ApiDocumentError;
+
+/// Always `ok` while the server answers, with the version and the bound model.
+#[utoipa::path(
+    get,
+    path = "/health",
+    operation_id = "health",
+    tag = "meta",
+    security(()),
+    responses((status = 200, description = "The server answers", body = apidoc::schemas::Health)),
+)]
 async fn health(State(state): State<AppState>) -> axum::Json<serde_json::Value> {
     axum::Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
-        "model": state.model_label.as_deref(),
+        "model": state.assistant.model_label(),
     }))
 }

@@ -15,8 +15,8 @@ use steward_protocol::{BlobRef, FileName, MimeType, PartError, PartKind, PartLim
 /// Room in a body for one part's JSON besides its data (field names, type, name, hash).
 const PART_JSON_OVERHEAD: usize = 1024;
 
-/// One part in a `POST /api/v1/messages` body.
-#[derive(Deserialize)]
+/// One part in a `POST /api/v1/messages` body: an image, a sound or a file, base64 in the JSON.
+#[derive(Deserialize, utoipa::ToSchema)]
 pub(crate) struct PartRequest {
     /// `image`, `audio` or `file`; optional, but when given it must be the media type's.
     #[serde(default)]

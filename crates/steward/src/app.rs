@@ -6,7 +6,7 @@ use crate::config::{LoadedConfig, Settings, provider_configs};
 use anyhow::Context;
 use std::sync::Arc;
 use steward_core::approvals::ApprovalSettings;
-use steward_core::{AgentSettings, MemoryWiring, ModelBinding, Steward, StewardDeps};
+use steward_core::{MemoryWiring, ModelBinding, Steward, StewardDeps};
 use steward_llm::{ModelRef, Models, RetryPolicy};
 use steward_protocol::{Clock, SystemClock};
 use steward_store::{FsBlobStore, Store, StoreConfig, StoreLocation};
@@ -14,6 +14,8 @@ use steward_tools::{SqlToolsConfig, ToolRegistry, sql_tools};
 
 pub struct App {
     pub steward: Steward,
+    /// The settings the app's Settings page changes while Steward runs.
+    pub settings: Arc<crate::settings_desk::AppSettings>,
     pub memory: Arc<steward_memory::Memory>,
     /// The clock every part of this app reads "now" from.
     pub clock: Arc<dyn Clock>,
@@ -169,8 +171,10 @@ pub fn web_config(settings: &Settings) -> anyhow::Result<steward_web::WebConfig>
     })
 }
 
-pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App> {
-    let settings = &loaded.settings;
+/// Build the app from the loaded configuration with the values set in the app's Settings
+/// page (kept in the store) applied over it.
+pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App> {
+    let settings = &base.settings;
     std::fs::create_dir_all(&settings.data_dir).with_context(|| {
         format!(
             "cannot create the data directory {} (set STEWARD_DATA_DIR to a writable place)",
@@ -179,6 +183,12 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
     })?;
     let clock = clock();
     let store = open_store(settings, clock.clone())?;
+    let stored = crate::settings_desk::read_stored(store.as_ref()).await?;
+    let (loaded, problems) = base.with_runtime(&stored);
+    for p in &problems {
+        tracing::warn!(problem = %p, "a setting kept in the database was ignored");
+    }
+    let settings = &loaded.settings;
     let blobs = Arc::new(FsBlobStore::open(blobs_path(settings), settings.parts)?);
     let memory = crate::memory_wiring::build_memory(settings, store.clone(), clock.clone())?;
     let retry = RetryPolicy {
@@ -202,19 +212,11 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
     };
     let extraction_model = parse(&settings.memory.extraction_model)?;
     let (tools, mcp) = tools_with_mcp(settings, &memory, clock.clone())?;
-    let agent = &settings.agent;
     let steward = Steward::new(StewardDeps {
-        store,
+        store: store.clone(),
         models: Arc::new(models),
         tools: Arc::new(tools),
-        settings: AgentSettings {
-            max_rounds: agent.max_rounds,
-            max_turn_tokens: agent.max_turn_tokens,
-            turn_timeout: agent.turn_timeout,
-            history_messages: agent.history_messages,
-            max_output_tokens: agent.max_output_tokens,
-            timezone: Some(settings.timezone.clone()),
-        },
+        settings: crate::settings_desk::agent_settings(settings),
         binding,
         approvals: ApprovalSettings {
             default_ttl: settings.approvals.ttl,
@@ -229,7 +231,15 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
         clock: clock.clone(),
         blobs: Some(blobs),
     });
+    let runtime_settings = Arc::new(crate::settings_desk::AppSettings::new(
+        base.clone(),
+        stored,
+        store,
+        steward.clone(),
+        owner_id(settings)?,
+    ));
     Ok(App {
+        settings: runtime_settings,
         steward,
         memory,
         clock,

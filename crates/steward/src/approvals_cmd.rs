@@ -33,7 +33,7 @@ pub async fn run(loaded: &LoadedConfig, command: ApprovalsCommand) -> anyhow::Re
         &app::terminal_log_filter(loaded),
         &app::log_path(&loaded.settings),
     );
-    let app = app::build(loaded, app::Overrides::default())?;
+    let app = app::build(loaded, app::Overrides::default()).await?;
     let steward = app.steward.clone();
     // The terminal's authentication: the local user who runs it.
     let who = crate::local_user::principal(&loaded.settings)?;

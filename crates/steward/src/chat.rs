@@ -39,7 +39,8 @@ pub async fn run(
         app::Overrides {
             cli_auto_approve: auto_approve,
         },
-    )?;
+    )
+    .await?;
     let steward = app.steward.clone();
     // The terminal's authentication: the local user who runs it.
     let who = crate::local_user::principal(&loaded.settings)?;

@@ -14,5 +14,6 @@ pub mod mcp_cmd;
 pub mod memory_cmd;
 pub mod memory_wiring;
 pub mod serve;
+pub mod settings_desk;
 pub mod token;
 pub mod words;

@@ -15,7 +15,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let settings = &loaded.settings;
     app::init_logging(&settings.log);
-    let app = app::build(loaded, app::Overrides::default())?;
+    let app = app::build(loaded, app::Overrides::default()).await?;
     let interrupted = app
         .steward
         .start_approvals(settings.approvals.sweep)
@@ -60,7 +60,6 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             api_token,
             owner: app::owner_id(settings)?,
             max_body_bytes: settings.max_body_bytes,
-            model_label: model_label.clone(),
             memory: Some(memory),
             mcp: Some(mcp),
             cors_origins: settings.http.cors_origins.clone(),
@@ -68,6 +67,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             feed: Some(Arc::new(app.steward.clone())),
             clock: app.clock.clone(),
             parts: app.part_limits,
+            settings: Some(app.settings.clone()),
         },
     );
     let limits = ConnLimits {

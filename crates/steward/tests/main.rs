@@ -29,6 +29,7 @@ mod e2e_idempotency;
 mod e2e_injection;
 mod e2e_memory_desk;
 mod e2e_parts;
+mod e2e_settings;
 mod e2e_surfaces;
 mod e2e_terminal;
 mod e2e_url_secrets;

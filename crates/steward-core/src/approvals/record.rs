@@ -13,7 +13,8 @@ pub(crate) struct Approvals {
     pub(crate) store: Arc<dyn Store>,
     pub(crate) tools: Arc<ToolRegistry>,
     pub(crate) settings: ApprovalSettings,
-    pub(crate) timezone: Option<String>,
+    /// The agent's live settings: an approved action runs in the owner's current time zone.
+    pub(crate) agent: Arc<crate::settings::Live<crate::settings::AgentSettings>>,
     /// "Now" for expiry checks, grants, audit entries and scores.
     pub(crate) clock: Arc<dyn Clock>,
 }

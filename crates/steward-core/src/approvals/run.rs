@@ -111,7 +111,7 @@ impl Approvals {
         let mut ctx = ToolContext::new(
             action.conversation.clone(),
             principal.clone(),
-            self.timezone.clone(),
+            self.agent.get().timezone,
         );
         // The tool compares what it would do now with what the owner saw on the card.
         ctx.approved_preview = Some(action.preview.clone());
@@ -143,7 +143,7 @@ impl Approvals {
         let ctx = ToolContext::new(
             action.conversation.clone(),
             principal.clone(),
-            self.timezone.clone(),
+            self.agent.get().timezone,
         );
         let preview = match self.tools.preview(&prepared, &ctx).await {
             Some(Ok(p)) => p,

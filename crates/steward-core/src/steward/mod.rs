@@ -16,12 +16,12 @@ use crate::approvals::{ApprovalSettings, Approvals};
 use crate::delivery::Deliverers;
 use crate::feed::Feed;
 use crate::port::TurnStream;
-use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
+use crate::settings::{AgentSettings, Live, MemoryWiring, ModelBinding};
 use crate::taint::PrivateValues;
 use crate::turn::{RequestLog, TurnContext, TurnDeps, TurnKind, run_turn};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use steward_llm::{LlmError, ModelRef, Models};
 use steward_protocol::{Clock, ConversationId, FailureKind, Inbound, TurnEvent, TurnId};
@@ -67,7 +67,7 @@ pub(crate) struct Inner {
     pub(crate) deps: TurnDeps,
     /// Each surface's way of delivering a proactive message (`delivery`).
     pub(crate) deliverers: Deliverers,
-    binding: RwLock<ModelBinding>,
+    binding: Live<ModelBinding>,
     queues: Mutex<HashMap<ConversationId, mpsc::UnboundedSender<Job>>>,
     /// The running turn of each busy conversation: cancelling its token stops that turn only.
     running: Mutex<HashMap<ConversationId, CancellationToken>>,
@@ -82,11 +82,12 @@ pub struct Steward {
 
 impl Steward {
     pub fn new(deps: StewardDeps) -> Self {
+        let settings = Arc::new(Live::new(deps.settings));
         let approvals = Arc::new(Approvals {
             store: deps.store.clone(),
             tools: deps.tools.clone(),
             settings: deps.approvals,
-            timezone: deps.settings.timezone.clone(),
+            agent: settings.clone(),
             clock: deps.clock.clone(),
         });
         let private = PrivateValues {
@@ -101,7 +102,7 @@ impl Steward {
                     blobs: deps.blobs,
                     models: deps.models,
                     tools: deps.tools,
-                    settings: deps.settings,
+                    settings,
                     approvals,
                     memory: deps.memory,
                     private,
@@ -111,7 +112,7 @@ impl Steward {
                     hard_stop: CancellationToken::new(),
                 },
                 deliverers: Deliverers::default(),
-                binding: RwLock::new(deps.binding),
+                binding: Live::new(deps.binding),
                 queues: Mutex::new(HashMap::new()),
                 running: Mutex::new(HashMap::new()),
                 accepting: AtomicBool::new(true),
@@ -121,10 +122,7 @@ impl Steward {
 
     /// The model binding used by the next turn.
     pub fn binding(&self) -> ModelBinding {
-        match self.inner.binding.read() {
-            Ok(b) => b.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        self.inner.binding.get()
     }
 
     /// Rebind the model at runtime; applies from the next turn. Refuses unknown providers.
@@ -132,11 +130,19 @@ impl Steward {
         for m in [&binding.primary, &binding.fallback].into_iter().flatten() {
             self.inner.deps.models.check(m)?;
         }
-        match self.inner.binding.write() {
-            Ok(mut b) => *b = binding,
-            Err(poisoned) => *poisoned.into_inner() = binding,
-        }
+        self.inner.binding.set(binding);
         Ok(())
+    }
+
+    /// The budgets and time zone the next turn runs with.
+    pub fn agent_settings(&self) -> AgentSettings {
+        self.inner.deps.settings.get()
+    }
+
+    /// Replace the budgets and time zone at runtime; applies from the next turn (a running
+    /// turn keeps the ones it started with) and to approved actions run from now on.
+    pub fn set_agent_settings(&self, settings: AgentSettings) {
+        self.inner.deps.settings.set(settings);
     }
 
     /// Convenience: the label of the primary model, if any.
@@ -202,16 +208,15 @@ impl Steward {
                         }
                     }
                 };
-                let binding = match inner.binding.read() {
-                    Ok(b) => b.clone(),
-                    Err(poisoned) => poisoned.into_inner().clone(),
-                };
+                let binding = inner.binding.get();
+                let settings = inner.deps.settings.get();
                 // A child of the hard stop: shutdown stops it too; `cancel` stops only it.
                 let cancel = inner.deps.hard_stop.child_token();
                 lock(&inner.running).insert(conversation.clone(), cancel.clone());
                 let ctx = TurnContext {
                     deps: &inner.deps,
                     binding,
+                    settings,
                     cancel,
                     turn_id: new_turn_id(),
                 };

@@ -30,6 +30,10 @@ impl Assistant for Steward {
         Steward::cancel(self, conversation)
     }
 
+    fn model_label(&self) -> Option<String> {
+        Steward::model_label(self)
+    }
+
     async fn conversation_of(&self, key: &RequestKey) -> Option<ConversationId> {
         match self.inner.deps.store.turn_request(key.id()).await {
             Ok(record) => record.map(|r| r.conversation),

@@ -7,7 +7,7 @@
 
 use crate::approvals::Approvals;
 use crate::feed::Feed;
-use crate::settings::{AgentSettings, MemoryWiring, ModelBinding};
+use crate::settings::{AgentSettings, Live, MemoryWiring, ModelBinding};
 use crate::taint::PrivateValues;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -28,7 +28,8 @@ pub(crate) struct TurnDeps {
     pub(crate) blobs: Option<Arc<dyn BlobStore>>,
     pub(crate) models: Arc<Models>,
     pub(crate) tools: Arc<ToolRegistry>,
-    pub(crate) settings: AgentSettings,
+    /// The current budgets and time zone; a turn takes a copy at its start (`TurnContext`).
+    pub(crate) settings: Arc<Live<AgentSettings>>,
     /// The approval gate's state and the one resolve path (shared with the desk).
     pub(crate) approvals: Arc<Approvals>,
     pub(crate) memory: Option<MemoryWiring>,
@@ -58,6 +59,8 @@ impl TurnDeps {
 pub(crate) struct TurnContext<'a> {
     pub(crate) deps: &'a TurnDeps,
     pub(crate) binding: ModelBinding,
+    /// This turn's budgets and time zone, read once when it started.
+    pub(crate) settings: AgentSettings,
     /// Cancels this turn only (`Steward::cancel`); a child of the hard stop.
     pub(crate) cancel: CancellationToken,
     /// Also the trace id: approvals and scores created in this turn refer to it.

@@ -127,7 +127,7 @@ pub(crate) async fn run_turn(
         conversation_id: inbound.conversation.clone(),
         turn_id,
     });
-    let timeout = ctx.deps.settings.turn_timeout;
+    let timeout = ctx.settings.turn_timeout;
     let work = async {
         let mut tool_outputs = Vec::new();
         let mut taint = TurnTaint::default();
@@ -207,7 +207,7 @@ async fn turn_body(
     taint: &mut TurnTaint,
 ) -> Result<TurnEvent, Failure> {
     let deps = ctx.deps;
-    let settings = &deps.settings;
+    let settings = &ctx.settings;
     let kind = how.kind;
     // A resumed attempt already went through the shortcuts that answer without the model.
     let first = kind == TurnKind::User && !how.resume;

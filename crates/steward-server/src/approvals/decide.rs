@@ -26,6 +26,29 @@ use steward_core::{TurnEnd, TurnView};
 use steward_protocol::{Decision, PendingAction, Principal, Surface};
 use tracing::Instrument;
 
+/// Confirm an action as its card showed it.
+///
+/// The tool runs, then the agent's follow-up turn,
+/// and both are in the answer. Only the card revision sent can run.
+#[utoipa::path(
+    post,
+    path = "/api/v1/approvals/{id}/confirm",
+    operation_id = "confirm_approval",
+    tag = "approvals",
+    params(("id" = String, Path, description = "The action id")),
+    request_body(content = ConfirmRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Ran (or had already been confirmed)", body = crate::apidoc::schemas::DecisionReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 409, description = "Already decided otherwise (`conflict`) or the card changed since it was shown (`stale_card`): nothing ran", body = crate::apidoc::schemas::DecisionConflict),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn confirm(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
@@ -44,10 +67,13 @@ pub(crate) async fn confirm(
     .await
 }
 
-#[derive(Deserialize)]
+/// Which card the owner approves.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct ConfirmRequest {
+pub(crate) struct ConfirmRequest {
+    /// The `revision` of the card displayed (required: a confirm without it is refused).
     #[serde(default)]
+    #[schema(required = true)]
     revision: Option<u32>,
 }
 
@@ -85,6 +111,26 @@ fn shown_revision(
     req.revision.ok_or_else(required)
 }
 
+/// Cancel an action: it will not run.
+#[utoipa::path(
+    post,
+    path = "/api/v1/approvals/{id}/cancel",
+    operation_id = "cancel_approval",
+    tag = "approvals",
+    params(("id" = String, Path, description = "The action id")),
+    request_body(content = Option<crate::apidoc::schemas::NoFields>, description = "None: an empty body or `{}`", content_type = "application/json"),
+    responses(
+        (status = 200, description = "Cancelled (or had already been)", body = crate::apidoc::schemas::DecisionReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 409, description = "Already decided otherwise (`conflict`) or the card changed since it was shown (`stale_card`): nothing ran", body = crate::apidoc::schemas::DecisionConflict),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn cancel(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
@@ -97,8 +143,28 @@ pub(crate) async fn cancel(
     decide(&state, id.as_str(), Decision::Cancel, principal).await
 }
 
-/// Ask for an edit in words: the next message in the action's conversation describes the
+/// Ask for an edit in words.
+///
+/// The next message in the action's conversation describes the
 /// change ("make it Friday instead"); the action stays pending meanwhile.
+#[utoipa::path(
+    post,
+    path = "/api/v1/approvals/{id}/edit",
+    operation_id = "request_edit",
+    tag = "approvals",
+    params(("id" = String, Path, description = "The action id")),
+    request_body(content = Option<crate::apidoc::schemas::NoFields>, description = "None: an empty body or `{}`", content_type = "application/json"),
+    responses(
+        (status = 200, description = "The action, now awaiting the edit in words", body = crate::apidoc::schemas::ApprovalView),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn request_edit(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
@@ -116,11 +182,34 @@ pub(crate) async fn request_edit(
     Ok(Json(view(state.approvals.as_ref(), &action)).into_response())
 }
 
-#[derive(Deserialize)]
-struct ReviseRequest {
+/// New arguments for the action's tool, re-checked by its validator.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct ReviseRequest {
+    /// A JSON object: the tool's arguments.
+    #[schema(value_type = Object)]
     arguments: Value,
 }
 
+/// Replace an action's arguments; it stays pending with a new card (a new `revision`).
+#[utoipa::path(
+    post,
+    path = "/api/v1/approvals/{id}/revise",
+    operation_id = "revise_approval",
+    tag = "approvals",
+    params(("id" = String, Path, description = "The action id")),
+    request_body(content = ReviseRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The revised action and its new card", body = crate::apidoc::schemas::DecisionReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 409, description = "Already decided otherwise (`conflict`) or the card changed since it was shown (`stale_card`): nothing ran", body = crate::apidoc::schemas::DecisionConflict),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn revise(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,

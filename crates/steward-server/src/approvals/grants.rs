@@ -26,18 +26,51 @@ use steward_protocol::ToolName;
 /// permanent.
 const MAX_HOURS: u64 = 168;
 
-#[derive(Deserialize)]
-struct GrantRequest {
+/// Allow `tool` in `conversation_id` without asking, for `hours`.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct GrantRequest {
     conversation_id: String,
+    /// A tool name (1 to 64 of a-z, 0-9 and _).
     tool: String,
+    /// 1 to 168.
+    #[schema(minimum = 1, maximum = 168)]
     hours: u64,
 }
 
+/// Every grant, revoked and lapsed ones included.
+#[utoipa::path(
+    get,
+    path = "/api/v1/grants",
+    operation_id = "list_grants",
+    tag = "grants",
+    responses(
+        (status = 200, description = "The grants", body = crate::apidoc::schemas::GrantList),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn list_grants(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     let grants = state.approvals.grants().await.map_err(desk_error)?;
     Ok(Json(json!({"grants": grants})))
 }
 
+/// Allow a tool in one conversation for some hours.
+#[utoipa::path(
+    post,
+    path = "/api/v1/grants",
+    operation_id = "create_grant",
+    tag = "grants",
+    request_body(content = GrantRequest, content_type = "application/json"),
+    responses(
+        (status = 201, description = "The grant", body = crate::apidoc::schemas::GrantReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn create_grant(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
@@ -59,6 +92,21 @@ pub(crate) async fn create_grant(
     Ok((StatusCode::CREATED, Json(json!({"grant": grant}))).into_response())
 }
 
+/// Revoke a grant.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/grants/{id}",
+    operation_id = "revoke_grant",
+    tag = "grants",
+    params(("id" = String, Path, description = "The grant id")),
+    responses(
+        (status = 200, description = "Whether it was revoked now", body = crate::apidoc::schemas::GrantRevoked),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn revoke_grant(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,

@@ -9,8 +9,15 @@
 mod decide;
 mod grants;
 
-pub(crate) use decide::{cancel, confirm, request_edit, revise};
-pub(crate) use grants::{create_grant, list_grants, revoke_grant};
+// The `__path_*` items are the handlers' document entries (`routes!` reads them).
+pub(crate) use decide::{
+    __path_cancel, __path_confirm, __path_request_edit, __path_revise, cancel, confirm,
+    request_edit, revise,
+};
+pub(crate) use grants::{
+    __path_create_grant, __path_list_grants, __path_revoke_grant, create_grant, list_grants,
+    revoke_grant,
+};
 
 use crate::AppState;
 use crate::body::parse_limit;
@@ -101,6 +108,23 @@ fn parse_status(raw: Option<&str>) -> Result<Option<ActionStatus>, ApiError> {
     }
 }
 
+/// Actions by status (pending by default), newest first, each with its card.
+#[utoipa::path(
+    get,
+    path = "/api/v1/approvals",
+    operation_id = "list_approvals",
+    tag = "approvals",
+    params(
+        ("status" = Option<String>, Query, description = "pending (default), confirmed, running, executed, failed, cancelled, expired, or all"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "At most this many (default 50)"),
+    ),
+    responses(
+        (status = 200, description = "The actions", body = crate::apidoc::schemas::ApprovalList),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn list(
     State(state): State<AppState>,
     query: Result<Query<ListQuery>, QueryRejection>,
@@ -120,6 +144,21 @@ pub(crate) async fn list(
     Ok(Json(json!({"actions": items})))
 }
 
+/// One action and its card (whose `revision` a confirm must send back).
+#[utoipa::path(
+    get,
+    path = "/api/v1/approvals/{id}",
+    operation_id = "get_approval",
+    tag = "approvals",
+    params(("id" = String, Path, description = "The action id")),
+    responses(
+        (status = 200, description = "The action and its card", body = crate::apidoc::schemas::ApprovalView),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn get_one(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,

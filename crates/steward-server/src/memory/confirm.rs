@@ -16,6 +16,24 @@ use serde_json::{Value, json};
 use steward_core::memory_desk::Unconfirmed;
 use steward_protocol::{MemoryKind, MemoryRef};
 
+/// Confirm a fact written in a tainted turn: it becomes visible everywhere.
+#[utoipa::path(
+    post,
+    path = "/api/v1/facts/{key}/confirm",
+    operation_id = "confirm_fact",
+    tag = "memory",
+    params(("key" = String, Path, description = "The fact key (1 to 64 of a-z, 0-9, _ and .)")),
+    responses(
+        (status = 200, description = "Confirmed", body = crate::apidoc::schemas::MemoryConfirmed),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn confirm_fact(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -30,6 +48,24 @@ pub(crate) async fn confirm_fact(
     Ok(Json(json!({"confirmed": {"kind": "fact", "key": key}})))
 }
 
+/// Confirm a note written in a tainted turn: it becomes visible everywhere.
+#[utoipa::path(
+    post,
+    path = "/api/v1/notes/{id}/confirm",
+    operation_id = "confirm_note",
+    tag = "memory",
+    params(("id" = i64, Path, minimum = 1, description = "The note id")),
+    responses(
+        (status = 200, description = "Confirmed", body = crate::apidoc::schemas::MemoryConfirmed),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn confirm_note(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,

@@ -28,12 +28,33 @@ pub(crate) struct ListQuery {
     offset: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// The fact's new value (the owner's word: `source` becomes `user`).
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct SetFact {
+pub(crate) struct SetFact {
     value: String,
 }
 
+/// The owner's facts.
+#[utoipa::path(
+    get,
+    path = "/api/v1/facts",
+    operation_id = "list_facts",
+    tag = "memory",
+    params(
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000, description = "At most this many (default 100)"),
+        ("offset" = Option<u32>, Query, description = "Skip this many"),
+    ),
+    responses(
+        (status = 200, description = "The facts", body = crate::apidoc::schemas::FactList),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn list_facts(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -58,6 +79,25 @@ pub(crate) async fn list_facts(
     Ok(Json(json!({"facts": facts})))
 }
 
+/// Set a fact (created or replaced), as the owner's word: extraction never overwrites it.
+#[utoipa::path(
+    put,
+    path = "/api/v1/facts/{key}",
+    operation_id = "put_fact",
+    tag = "memory",
+    params(("key" = String, Path, description = "The fact key (1 to 64 of a-z, 0-9, _ and .)")),
+    request_body(content = SetFact, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The fact", body = crate::apidoc::schemas::FactReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn put_fact(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -75,6 +115,24 @@ pub(crate) async fn put_fact(
     Ok(Json(json!({"fact": fact})))
 }
 
+/// Forget a fact.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/facts/{key}",
+    operation_id = "delete_fact",
+    tag = "memory",
+    params(("key" = String, Path, description = "The fact key (1 to 64 of a-z, 0-9, _ and .)")),
+    responses(
+        (status = 204, description = "Forgotten"),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn delete_fact(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,

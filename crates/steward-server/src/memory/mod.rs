@@ -12,10 +12,16 @@ mod facts;
 mod notes;
 mod search;
 
-pub(crate) use confirm::{confirm_fact, confirm_note};
-pub(crate) use facts::{delete_fact, list_facts, put_fact};
-pub(crate) use notes::{create_note, delete_note, list_notes, patch_note};
-pub(crate) use search::search;
+// The `__path_*` items are the handlers' document entries (`routes!` reads them).
+pub(crate) use confirm::{__path_confirm_fact, __path_confirm_note, confirm_fact, confirm_note};
+pub(crate) use facts::{
+    __path_delete_fact, __path_list_facts, __path_put_fact, delete_fact, list_facts, put_fact,
+};
+pub(crate) use notes::{
+    __path_create_note, __path_delete_note, __path_list_notes, __path_patch_note, create_note,
+    delete_note, list_notes, patch_note,
+};
+pub(crate) use search::{__path_search, search};
 
 use crate::AppState;
 use crate::error::ApiError;

@@ -29,18 +29,20 @@ pub(crate) struct ListQuery {
     limit: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// A new note, the owner's own.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct CreateNote {
+pub(crate) struct CreateNote {
     title: String,
     body: String,
     #[serde(default)]
     tags: Vec<String>,
 }
 
-#[derive(Deserialize)]
+/// The fields to change; the others stay.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct PatchNote {
+pub(crate) struct PatchNote {
     #[serde(default)]
     title: Option<String>,
     #[serde(default)]
@@ -49,6 +51,26 @@ struct PatchNote {
     tags: Option<Vec<String>>,
 }
 
+/// The owner's notes, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/notes",
+    operation_id = "list_notes",
+    tag = "memory",
+    params(
+        ("tag" = Option<String>, Query, description = "Only notes with this tag"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "At most this many (default 50)"),
+    ),
+    responses(
+        (status = 200, description = "The notes", body = crate::apidoc::schemas::NoteList),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn list_notes(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -64,6 +86,24 @@ pub(crate) async fn list_notes(
     Ok(Json(json!({"notes": notes})))
 }
 
+/// Save a note.
+#[utoipa::path(
+    post,
+    path = "/api/v1/notes",
+    operation_id = "create_note",
+    tag = "memory",
+    request_body(content = CreateNote, content_type = "application/json"),
+    responses(
+        (status = 201, description = "The note", body = crate::apidoc::schemas::NoteReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn create_note(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -82,6 +122,26 @@ pub(crate) async fn create_note(
     Ok((StatusCode::CREATED, Json(json!({"note": note}))).into_response())
 }
 
+/// Edit a note.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/notes/{id}",
+    operation_id = "patch_note",
+    tag = "memory",
+    params(("id" = i64, Path, minimum = 1, description = "The note id")),
+    request_body(content = PatchNote, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The note after", body = crate::apidoc::schemas::NoteReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn patch_note(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -104,6 +164,24 @@ pub(crate) async fn patch_note(
     Ok(Json(json!({"note": note})))
 }
 
+/// Delete a note.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/notes/{id}",
+    operation_id = "delete_note",
+    tag = "memory",
+    params(("id" = i64, Path, minimum = 1, description = "The note id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn delete_note(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,

@@ -68,6 +68,27 @@ fn hit_json(hit: &RecallHit, model: Option<&str>) -> Value {
     })
 }
 
+/// Search everything remembered (hybrid recall: words and meaning), best first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/memory/search",
+    operation_id = "search_memory",
+    tag = "memory",
+    params(
+        ("q" = Option<String>, Query, description = "What to look for; empty finds nothing"),
+        ("kind" = Option<String>, Query, description = "Only these kinds, comma-separated: fact, note, learning, read_later, intention"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 50, description = "At most this many (default 10)"),
+    ),
+    responses(
+        (status = 200, description = "The hits", body = crate::apidoc::schemas::SearchHits),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn search(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,

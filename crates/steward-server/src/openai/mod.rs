@@ -10,7 +10,7 @@
 mod request;
 mod stream;
 
-use request::{Chosen, Prepared, prepare};
+use request::{ChatRequest, Chosen, Prepared, prepare};
 
 use crate::AppState;
 use crate::auth::Authenticated;
@@ -48,10 +48,36 @@ fn model_object(state: &AppState) -> Value {
     })
 }
 
+/// The models: Steward serves one, `steward`.
+#[utoipa::path(
+    get,
+    path = "/v1/models",
+    operation_id = "list_models",
+    tag = "openai",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The model list", body = crate::apidoc::schemas::ModelList),
+        (status = 401, response = crate::apidoc::OpenAiUnauthorized),
+    ),
+)]
 pub(crate) async fn list_models(State(state): State<AppState>) -> Json<Value> {
     Json(json!({"object": "list", "data": [model_object(&state)]}))
 }
 
+/// One model.
+#[utoipa::path(
+    get,
+    path = "/v1/models/{id}",
+    operation_id = "get_model",
+    tag = "openai",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "The model id (`steward`)")),
+    responses(
+        (status = 200, description = "The model", body = crate::apidoc::schemas::ModelObject),
+        (status = 401, response = crate::apidoc::OpenAiUnauthorized),
+        (status = 404, description = "No such model (`model_not_found`)", body = crate::error::OpenAiErrorBody),
+    ),
+)]
 pub(crate) async fn get_model(State(state): State<AppState>, Path(id): Path<String>) -> Response {
     if id == MODEL_ID {
         return Json(model_object(&state)).into_response();
@@ -65,6 +91,43 @@ pub(crate) async fn get_model(State(state): State<AppState>, Path(id): Path<Stri
     .into_response()
 }
 
+/// A turn through the OpenAI chat completions API.
+///
+/// The reply as one `chat.completion`, or
+/// with `stream: true` as `chat.completion.chunk` Server-Sent Events ending in `[DONE]`.
+/// Tool runs and pending approvals are told in the content. The conversation is the one the
+/// `x-steward-conversation` header or the `user` field names, else a new one (echoed in
+/// `x-steward-conversation`).
+#[utoipa::path(
+    post,
+    path = "/v1/chat/completions",
+    operation_id = "create_chat_completion",
+    tag = "openai",
+    security(("bearer" = [])),
+    params(
+        ("x-steward-conversation" = Option<String>, Header, description = "The conversation to run in"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key is the same turn"),
+    ),
+    request_body(content = ChatRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The completion (JSON), or with `stream: true` Server-Sent Events whose `data:` lines are `chat.completion.chunk` objects, then a usage chunk if `stream_options.include_usage`, then `[DONE]`; a failure mid-stream is a `data: {\"error\":…}` line before `[DONE]`",
+            headers(("x-steward-conversation" = String, description = "The conversation the turn ran in")),
+            content(
+                (crate::apidoc::schemas::ChatCompletion = "application/json"),
+                (String = "text/event-stream"),
+            )),
+        (status = 400, response = crate::apidoc::OpenAiBadRequest),
+        (status = 401, response = crate::apidoc::OpenAiUnauthorized),
+        (status = 409, description = "The turn was cancelled", body = crate::error::OpenAiErrorBody),
+        (status = 413, response = crate::apidoc::OpenAiPayloadTooLarge),
+        (status = 415, response = crate::apidoc::OpenAiUnsupportedMediaType),
+        (status = 422, response = crate::apidoc::OpenAiInvalidRequest),
+        (status = 500, description = "Storage failed, or the turn ended without a result", body = crate::error::OpenAiErrorBody),
+        (status = 502, description = "The model API failed", body = crate::error::OpenAiErrorBody),
+        (status = 503, description = "No model, a model configuration error, or shutting down", body = crate::error::OpenAiErrorBody),
+        (status = 504, description = "A budget ran out", body = crate::error::OpenAiErrorBody),
+    ),
+)]
 pub(crate) async fn chat_completions(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
@@ -116,9 +179,8 @@ async fn run(state: AppState, prepared: Prepared, principal: Principal) -> Respo
     let rx = state.assistant.submit(inbound);
     let mut resp = if prepared.stream {
         let model = state
-            .model_label
-            .as_deref()
-            .map(str::to_owned)
+            .assistant
+            .model_label()
             .or(prepared.model_hint)
             .unwrap_or_else(|| MODEL_ID.to_owned());
         stream::response(rx, model, prepared.include_usage, state.clock.now_secs())

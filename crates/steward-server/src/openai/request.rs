@@ -27,8 +27,15 @@ const RETRY_COUNT_HEADER: HeaderName = HeaderName::from_static("x-stainless-retr
 /// Longest readable part of a conversation id made from a `user` value.
 const USER_SLUG_CHARS: usize = 32;
 
-#[derive(Deserialize)]
-struct ChatRequest {
+/// An OpenAI chat completion request. Only the last message (it must be the user's) and the
+/// system and developer messages are read: Steward keeps the conversation's history itself.
+/// Fields Steward cannot honour (`n`, `tools`, `functions`, `tool_choice`, `function_call`,
+/// `response_format`, `audio`, `modalities`, `logprobs`, `top_logprobs`) are refused with 400;
+/// other unknown fields are ignored.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ChatCompletionRequest)]
+pub(crate) struct ChatRequest {
+    /// Ignored beyond a hint: Steward answers with its own model.
     #[serde(default)]
     model: Option<String>,
     messages: Vec<ChatMessage>,
@@ -36,42 +43,56 @@ struct ChatRequest {
     stream: Option<bool>,
     #[serde(default)]
     stream_options: Option<StreamOptions>,
+    /// Names the conversation (when no `x-steward-conversation` header does).
     #[serde(default)]
     user: Option<String>,
     // Fields Steward cannot honour: read only to refuse them (`unsupported`).
     #[serde(default)]
+    #[schema(ignore)]
     n: Option<Value>,
     #[serde(default)]
+    #[schema(ignore)]
     tools: Option<Value>,
     #[serde(default)]
+    #[schema(ignore)]
     functions: Option<Value>,
     #[serde(default)]
+    #[schema(ignore)]
     tool_choice: Option<Value>,
     #[serde(default)]
+    #[schema(ignore)]
     function_call: Option<Value>,
     #[serde(default)]
+    #[schema(ignore)]
     response_format: Option<Value>,
     #[serde(default)]
+    #[schema(ignore)]
     audio: Option<Value>,
     #[serde(default)]
+    #[schema(ignore)]
     modalities: Option<Value>,
     #[serde(default)]
+    #[schema(ignore)]
     logprobs: Option<Value>,
     #[serde(default)]
+    #[schema(ignore)]
     top_logprobs: Option<Value>,
 }
 
-#[derive(Deserialize)]
-struct ChatMessage {
+/// One message: `system`, `developer`, `user`, `assistant` or `tool`.
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct ChatMessage {
     role: String,
     /// Kept loose: earlier messages may use shapes (tool calls, images, null) Steward has
     /// no use for; only the last message and the instructions are read.
+    /// A string, or content parts (`text`, `image_url` with a `data:` URL, `input_audio`, `file`).
     #[serde(default)]
+    #[schema(value_type = Option<Value>)]
     content: Option<Value>,
 }
 
-#[derive(Deserialize)]
-struct StreamOptions {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub(crate) struct StreamOptions {
     #[serde(default)]
     include_usage: Option<bool>,
 }

@@ -1,4 +1,4 @@
-//! The web app's embedded files over HTTP: `/` and `/app/*` with their Content-Type,
+//! The web app's embedded files over HTTP: `/`, `/app/{file}` and `/app/{dir}/{file}` with their Content-Type,
 //! `Cache-Control: no-cache` and an ETag that turns a revalidation into a 304; brotli and gzip
 //! when asked, never on an SSE stream; a 404 for anything not embedded (traversal, encoded
 //! dots, the source tree's other files) and no credential needed; the security headers on all

@@ -22,12 +22,16 @@ async fn health_answers_without_auth_or_model() {
 }
 
 #[tokio::test]
-async fn health_shows_the_model_label() {
-    let mut cfg = crate::support::config();
-    cfg.model_label = Some("openai:gpt-test".into());
-    let server = start_with(Fake::standard(), cfg).await;
+async fn health_shows_the_model_label_of_the_moment() {
+    let fake = Fake::standard();
+    fake.set_model(Some("openai:gpt-test"));
+    let server = start_with(fake.clone(), crate::support::config()).await;
     let body = json_of(client().get(server.url("/health")).send().await.unwrap()).await;
     assert_eq!(body["model"], "openai:gpt-test");
+    // Rebound while the server runs (the Settings page): the next answer says so.
+    fake.set_model(Some("anthropic:claude-test"));
+    let body = json_of(client().get(server.url("/health")).send().await.unwrap()).await;
+    assert_eq!(body["model"], "anthropic:claude-test");
 }
 
 fn routes() -> Vec<(Method, &'static str)> {

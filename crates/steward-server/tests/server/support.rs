@@ -33,6 +33,8 @@ pub struct Fake {
     /// When set, the last scripted event waits for this gate.
     gate: Mutex<Option<oneshot::Receiver<()>>>,
     pub submitted: Notify,
+    /// What `model_label` answers; tests change it while the server runs.
+    model: Mutex<Option<String>>,
 }
 
 impl Fake {
@@ -42,6 +44,7 @@ impl Fake {
             script: Box::new(script),
             gate: Mutex::new(None),
             submitted: Notify::new(),
+            model: Mutex::new(None),
         })
     }
 
@@ -71,6 +74,10 @@ impl Fake {
         })
     }
 
+    pub fn set_model(&self, label: Option<&str>) {
+        *self.model.lock().unwrap() = label.map(str::to_owned);
+    }
+
     pub fn seen(&self) -> Vec<Inbound> {
         self.seen.lock().unwrap().clone()
     }
@@ -98,6 +105,10 @@ impl Assistant for Fake {
         });
         self.submitted.notify_one();
         rx
+    }
+
+    fn model_label(&self) -> Option<String> {
+        self.model.lock().unwrap().clone()
     }
 }
 

@@ -52,9 +52,14 @@ pub fn render_docs() -> String {
         };
         let env = f.env.map_or("—".to_string(), |e| format!("`{e}`"));
         let secret = if f.secret { " (secret)" } else { "" };
+        let runtime = if f.runtime {
+            " Can be changed while Steward runs (the app's Settings page)."
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "| `{}` | {env} | {default} | {}{secret} | {} |",
+            "| `{}` | {env} | {default} | {}{secret} | {}{runtime} |",
             f.key,
             f.rule.describe(),
             f.help
@@ -70,7 +75,7 @@ pub fn render_docs() -> String {
     out.push_str(
         "\n`kind` and `base_url` are required. `api_key_env` names the env var holding the key; \
          when set it wins over `api_key`.\n\
-         Precedence: defaults < file < environment; an empty env var counts as unset.\n",
+         Precedence: defaults < file < a value set in the app (the keys marked so) < environment; an empty env var counts as unset.\n",
     );
     out
 }

@@ -1,0 +1,399 @@
+//! Schemas of the response bodies the handlers build with `json!`: one type per body shape,
+//! field for field what the handler writes, so the document can describe it. Request bodies
+//! are not here (each handler's own `Deserialize` type carries its schema), nor are the
+//! protocol types inside these bodies (steward-protocol's `openapi` feature derives theirs
+//! from their serde attributes).
+//!
+//! These types are never built: they describe. What keeps them true is the test that sends
+//! every documented request to the real router and validates each answer against the
+//! schema of its status (`tests/server/openapi.rs`); a field added to a `json!` body and not
+//! here fails it wherever the schema is closed, and a field renamed or dropped fails it
+//! everywhere.
+//!
+//! Owns: the names and shapes of those bodies in the document. Does not own: the bodies.
+#![allow(dead_code)] // Schema-only types: read by the derive, never constructed.
+
+use crate::error::ErrorBody;
+use serde_json::Value;
+use steward_protocol::{
+    ActionCard, Attachment, ConversationId, ConversationTitle, Fact, FactSource, Grant, MemoryKind,
+    Note, PendingAction, Provenance, Role, ToolCall, TurnId, Usage,
+};
+use utoipa::ToSchema;
+
+/// `GET /health`.
+#[derive(ToSchema)]
+pub(crate) struct Health {
+    /// Always `ok` while the server answers.
+    status: String,
+    /// Steward's version.
+    version: String,
+    /// `provider:model` of the bound model; null when none is configured.
+    model: Option<String>,
+}
+
+/// A finished turn.
+#[derive(ToSchema)]
+pub(crate) struct MessageReply {
+    conversation_id: ConversationId,
+    /// Null only if the turn never started.
+    turn_id: Option<TurnId>,
+    /// The assistant's answer.
+    reply: String,
+    /// The model that answered (`provider:model`).
+    model: String,
+    usage: Usage,
+    /// Every tool the turn ran, in order, with what it touched.
+    tool_calls: Vec<ToolRun>,
+    /// Cards raised in the turn that await a decision (`/api/v1/approvals/{id}/confirm`).
+    approvals: Vec<ActionCard>,
+}
+
+/// One tool call of a turn.
+#[derive(ToSchema)]
+pub(crate) struct ToolRun {
+    name: String,
+    ok: bool,
+    /// What the call touched, in one line; null when the name says enough.
+    touched: Option<String>,
+}
+
+/// A turn that failed, with the cards it raised before failing (they still await a decision).
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FailedTurn {
+    conversation_id: ConversationId,
+    turn_id: Option<TurnId>,
+    approvals: Vec<ActionCard>,
+    error: TurnError,
+}
+
+/// Why a turn failed. `kind` is a `FailureKind` or `internal`; `message` is safe to show.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TurnError {
+    kind: String,
+    message: String,
+    retryable: bool,
+}
+
+/// A refusal of the request itself (`ErrorBody`) or a turn that ran and failed (`FailedTurn`).
+#[derive(ToSchema)]
+#[serde(untagged)]
+pub(crate) enum MessageError {
+    Refused(ErrorBody),
+    Failed(FailedTurn),
+}
+
+/// `POST /api/v1/conversations/{id}/cancel`.
+#[derive(ToSchema)]
+pub(crate) struct CancelReply {
+    conversation_id: ConversationId,
+    /// False when no turn was running (nothing to stop).
+    cancelled: bool,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ConversationList {
+    /// Most recently active first.
+    conversations: Vec<ConversationSummary>,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ConversationSummary {
+    id: ConversationId,
+    /// The owner's name for it; null = untitled.
+    title: Option<ConversationTitle>,
+    created_at_ms: i64,
+    updated_at_ms: i64,
+    message_count: u64,
+}
+
+/// A conversation and one page of its history, oldest first.
+#[derive(ToSchema)]
+pub(crate) struct ConversationHistory {
+    conversation: ConversationSummary,
+    messages: Vec<HistoryMessage>,
+    /// The `before` of the previous page; null at the start of the conversation.
+    next_before: Option<u64>,
+}
+
+/// One stored message.
+#[derive(ToSchema)]
+pub(crate) struct HistoryMessage {
+    /// Position in the conversation: 0, 1, 2, ...
+    seq: u64,
+    at_ms: i64,
+    role: Role,
+    content: String,
+    tool_calls: Vec<ToolCall>,
+    tool_call_id: Option<String>,
+    tool_name: Option<String>,
+    /// What was attached (kind, type, size, name, blob), never the bytes.
+    attachments: Vec<Attachment>,
+}
+
+/// A pending (or decided) action and its card, whole.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ApprovalView {
+    action: PendingAction,
+    card: ActionCard,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ApprovalList {
+    actions: Vec<ApprovalView>,
+}
+
+/// A confirm or cancel that took effect. After a confirm, the agent's follow-up turn has
+/// already run: its reply (or its error) and any new cards are here.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DecisionApplied {
+    action: PendingAction,
+    /// The tool's output, or why it failed.
+    result: Option<String>,
+    /// The follow-up turn's answer; null when there was none or it failed.
+    reply: Option<String>,
+    approvals: Vec<ActionCard>,
+    /// Present when the follow-up turn failed.
+    error: Option<TurnError>,
+}
+
+/// The same decision had already been made (a repeated confirm): nothing ran again.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DecisionAlready {
+    action: PendingAction,
+    /// Always true.
+    already: bool,
+}
+
+/// What a decision route answers with 200.
+#[derive(ToSchema)]
+#[serde(untagged)]
+pub(crate) enum DecisionReply {
+    Applied(DecisionApplied),
+    Already(DecisionAlready),
+    /// A revision (the action stays pending with the new card).
+    Revised(ApprovalView),
+}
+
+/// 409: the action was already decided otherwise (`kind` `conflict`), or the card changed
+/// since it was shown (`kind` `stale_card`); nothing ran. The current action and card come
+/// with it.
+#[derive(ToSchema)]
+pub(crate) struct DecisionConflict {
+    error: crate::error::ErrorDetail,
+    action: PendingAction,
+    card: ActionCard,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct GrantList {
+    grants: Vec<Grant>,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct GrantReply {
+    grant: Grant,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct GrantRevoked {
+    /// False when it was already revoked.
+    revoked: bool,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct FactList {
+    facts: Vec<Fact>,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct FactReply {
+    fact: Fact,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct NoteList {
+    /// Newest first.
+    notes: Vec<Note>,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct NoteReply {
+    note: Note,
+}
+
+/// A quarantined row the owner confirmed.
+#[derive(ToSchema)]
+pub(crate) struct MemoryConfirmed {
+    confirmed: ConfirmedRow,
+}
+
+/// `{"kind":"fact","key":…}` or `{"kind":"note","id":…}`.
+#[derive(ToSchema)]
+pub(crate) struct ConfirmedRow {
+    kind: MemoryKind,
+    key: Option<String>,
+    id: Option<i64>,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct SearchHits {
+    /// Best first; rows under the relevance floor are left out.
+    hits: Vec<SearchHit>,
+}
+
+/// One remembered row that matches.
+#[derive(ToSchema)]
+pub(crate) struct SearchHit {
+    kind: MemoryKind,
+    id: i64,
+    /// Orders the hits (rank fusion); not a measure of fit.
+    score: f64,
+    /// 0..1 cosine similarity; null for a row found by its words only.
+    similarity: Option<f64>,
+    /// How well it matches.
+    r#match: MatchStrength,
+    title: String,
+    text: String,
+    tags: Vec<String>,
+    /// Facts only.
+    source: Option<FactSource>,
+    provenance: Provenance,
+    created_at_ms: i64,
+    updated_at_ms: i64,
+}
+
+/// `unrated`: the embedding model's scale was not measured; `words`: found by its words only.
+#[derive(ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum MatchStrength {
+    Strong,
+    Possible,
+    Weak,
+    Words,
+    Unrated,
+}
+
+/// `POST /v1/chat/completions` without `stream`.
+#[derive(ToSchema)]
+pub(crate) struct ChatCompletion {
+    id: String,
+    /// `chat.completion`
+    object: String,
+    created: i64,
+    model: String,
+    choices: Vec<ChatChoice>,
+    usage: ChatUsage,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ChatChoice {
+    index: u32,
+    message: ChatReplyMessage,
+    /// `stop`
+    finish_reason: String,
+    /// Always null.
+    logprobs: Option<Value>,
+}
+
+/// The answer, with a line per tool run and an "[approval needed]" note per card.
+#[derive(ToSchema)]
+pub(crate) struct ChatReplyMessage {
+    /// `assistant`
+    role: String,
+    content: String,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ChatUsage {
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    total_tokens: u64,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ModelList {
+    /// `list`
+    object: String,
+    data: Vec<ModelObject>,
+}
+
+/// Steward serves one model, `steward`.
+#[derive(ToSchema)]
+pub(crate) struct ModelObject {
+    id: String,
+    /// `model`
+    object: String,
+    /// When this server started (Unix seconds).
+    created: i64,
+    owned_by: String,
+}
+
+/// No fields: the body of a decision that takes none is empty or `{}`.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NoFields {}
+
+/// A setting's new value: text, a number or a boolean.
+// `Serialize` only to carry `#[serde(untagged)]`, which the derive reads.
+#[derive(ToSchema, serde::Serialize)]
+#[serde(untagged)]
+pub(crate) enum SettingValue {
+    Text(String),
+    Number(f64),
+    Flag(bool),
+}
+
+/// What kind of value a setting holds, so a form can pick its input.
+#[derive(ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub(crate) enum SettingKindName {
+    Text,
+    Integer,
+    Boolean,
+    Model,
+    Timezone,
+}
+
+/// Where a setting's value comes from.
+#[derive(ToSchema)]
+#[schema(rename_all = "lowercase")]
+pub(crate) enum SettingSourceName {
+    Default,
+    File,
+    Env,
+    App,
+}
+
+/// One runtime-settable setting.
+#[derive(ToSchema)]
+pub(crate) struct Setting {
+    key: String,
+    /// The value in force, as text; null when unset.
+    value: Option<String>,
+    /// What is in force without the app's value: the file's, else the default.
+    fallback: Option<String>,
+    source: SettingSourceName,
+    kind: SettingKindName,
+    /// Integers only: the smallest value allowed.
+    min: Option<u64>,
+    /// Integers only: the largest value allowed.
+    max: Option<u64>,
+    /// What the setting does.
+    help: String,
+    /// The rule a value must follow, in words.
+    rule: String,
+    /// The environment variable that fixes the value (then it cannot change here).
+    locked_by: Option<String>,
+}
+
+/// `GET /api/v1/settings`.
+#[derive(ToSchema)]
+pub(crate) struct SettingList {
+    settings: Vec<Setting>,
+}
