@@ -129,6 +129,14 @@ test('confirming a card runs the tool and the agent follows up', async () => {
   // What the model was sent for the follow-up says the action ran.
   const requests = await fake.requests();
   assert.ok(JSON.stringify(requests.at(-1).body).includes('action_result'), 'the follow-up carries the result');
+  // After a reload the card's effect is in the history; Steward's note to itself is not shown
+  // as the owner's words.
+  await page.reload();
+  await page.locator('article.msg.user').first().waitFor();
+  const said = await page.locator('article.msg.user .msg-text').allTextContents();
+  assert.deepEqual(said, ['make a visits table']);
+  assert.equal(await page.locator('details.msg.note').count(), 1);
+  await page.getByText('The visits table is ready.').waitFor();
 });
 
 test('conversations are renamed and deleted from the list', async () => {

@@ -1,5 +1,5 @@
 // What happens elsewhere shows on the open page through the event feed: a turn another client
-// starts in this conversation streams in, its card appears with its buttons, and when that
+// starts in this conversation streams in (with its question), its card appears with its buttons, and when that
 // client confirms the card the page's copy loses its buttons at once and shows how it ended.
 
 import { after, before, beforeEach, test } from 'node:test';
@@ -37,6 +37,9 @@ test('a turn started by another client streams into the open page', async () => 
   assert.equal((await page.locator('article.msg.assistant .turn-text').textContent()).trim(),
     'Answer for the other client, streamed slowly.');
   assert.equal(await page.locator('article.msg.assistant').count(), 1, 'painted once');
+  // The feed carries the answer; the question comes from the stored history, above it.
+  await page.locator('article.msg.user .msg-text', { hasText: 'asked from curl' }).waitFor();
+  assert.equal(await page.locator('article.msg.user').count(), 1);
 });
 
 test('a card confirmed elsewhere loses its buttons here at once', async () => {

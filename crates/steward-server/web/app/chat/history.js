@@ -1,6 +1,8 @@
 // A stored conversation as the page shows it after a reload: the owner's messages as text,
 // Steward's answers as markdown, each tool call with its result beside it (a result finds its
-// call by `tool_call_id`), attachments named. Everything but the answers' markdown is text.
+// call by `tool_call_id`), attachments named, and Steward's own note after an approved action
+// (stored as a user message opening with `<action_result`) folded away as Steward's, not
+// shown as the owner's words. Everything but the answers' markdown is text.
 
 import { h } from '../dom.js';
 import { renderMarkdown } from '../markdown.js';
@@ -14,12 +16,27 @@ export function paintHistory(into, messages) {
   }
 }
 
+/** Is this user-role message Steward's note after a decision (the follow-up turn's input)? */
+export function isActionNote(m) {
+  return m.role === 'user' && typeof m.content === 'string' && m.content.startsWith('<action_result');
+}
+
+/** The owner's message as the page shows it. */
+export function userMessage(m) {
+  return h('article', { class: 'msg user', 'aria-label': 'You', 'data-seq': m.seq },
+    m.content ? h('p', { class: 'msg-text', text: m.content }) : null,
+    attachments(m.attachments));
+}
+
 function paintOne(m, calls) {
   switch (m.role) {
     case 'user':
-      return h('article', { class: 'msg user', 'aria-label': 'You', 'data-seq': m.seq },
-        m.content ? h('p', { class: 'msg-text', text: m.content }) : null,
-        attachments(m.attachments));
+      if (isActionNote(m)) {
+        return h('details', { class: 'msg note', 'data-seq': m.seq },
+          h('summary', { text: 'Steward’s note to itself after the approval' }),
+          h('pre', { text: m.content }));
+      }
+      return userMessage(m);
     case 'assistant': {
       const tools = (m.tool_calls || []).map((c) => {
         const row = h('li', { class: 'tool', 'data-status': 'ok' },

@@ -11,7 +11,7 @@ import { describe } from '../errors.js';
 import { renderMarkdown } from '../markdown.js';
 import { ApprovalCard } from './card.js';
 import { frameEvent } from './fold.js';
-import { paintHistory } from './history.js';
+import { isActionNote, paintHistory, userMessage } from './history.js';
 import { TurnPainter } from './turn.js';
 
 const ENDS = new Set(['final', 'failed']);
@@ -309,6 +309,24 @@ export class Thread {
     ft.painter = this.painter(ft.surface);
     this.messagesEl.append(ft.painter.el);
     if (startedEvent) ft.painter.apply(startedEvent);
+    this.showQuestion(ft.painter.el);
+  }
+
+  /**
+   * The feed carries a turn's events, not the message that started it: read the newest
+   * stored message and, when it is the owner's and not shown yet, put it above the turn.
+   */
+  async showQuestion(before) {
+    try {
+      const page = await get(`/api/v1/conversations/${seg(this.id)}?limit=3`);
+      if (this.closed || !before.isConnected) return;
+      const asked = [...page.messages].reverse().find((m) => m.role === 'user');
+      if (!asked || isActionNote(asked)) return;
+      if (this.messagesEl.querySelector(`[data-seq="${asked.seq}"]`)) return;
+      before.before(userMessage(asked));
+    } catch {
+      // The answer shows without its question; a reload has both.
+    }
   }
 
   /** An `approval` event of the feed. */
