@@ -298,7 +298,11 @@ export class Thread {
     else if (ft.painter) ft.painter.apply(ev);
     if (ft.ended && !ft.buffer) {
       this.feedTurn = null;
-      if (!ft.suppressed) this.afterTurn();
+      if (!ft.suppressed) {
+        // The message may not have been stored yet when the turn started.
+        if (ft.painter) this.showQuestion(ft.painter.el);
+        this.afterTurn();
+      }
     }
     this.updateButtons();
   }
@@ -314,7 +318,8 @@ export class Thread {
 
   /**
    * The feed carries a turn's events, not the message that started it: read the newest
-   * stored message and, when it is the owner's and not shown yet, put it above the turn.
+   * stored messages and, when the last of the owner's is not shown yet, put it above the
+   * turn (asked when the turn starts and again when it ends).
    */
   async showQuestion(before) {
     try {
