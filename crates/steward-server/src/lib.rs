@@ -1,7 +1,8 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
 //! approval and grant routes, the memory routes (facts, notes, search), the
-//! OpenAI-compatible API, the web app's sign-in (sessions, cookie auth beside the bearer
-//! token, CSRF, the failed-sign-in limit) and hostile-input handling.
+//! OpenAI-compatible API, the web app's embedded files (`assets`), the web app's sign-in
+//! (sessions, cookie auth beside the bearer token, CSRF, the failed-sign-in limit) and
+//! hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
 //! HTTP responses, the accept loop (`listen`: connection caps, header and idle deadlines,
@@ -12,6 +13,7 @@
 mod api;
 mod apidoc;
 mod approvals;
+mod assets;
 mod auth;
 mod body;
 mod client;
@@ -263,6 +265,11 @@ fn documented_routes(with_parts: DefaultBodyLimit, mcp: Option<Router>) -> Docum
         .routes(routes!(openai::chat_completions).layer(with_parts))
         .routes(routes!(openai::list_models))
         .routes(routes!(openai::get_model))
+        // The web app's files: outside the guarded prefixes (they hold no data; the page signs
+        // in through the API like any client), and the only compressed routes.
+        .routes(routes!(assets::index).layer(assets::compression()))
+        .routes(routes!(assets::app_file).layer(assets::compression()))
+        .routes(routes!(assets::app_folder_file).layer(assets::compression()))
 }
 
 /// The OpenAPI 3.1 document (JSON) that `GET /api/v1/openapi.json` serves, for a router whose

@@ -3,11 +3,13 @@
 //! `FakeModel` listens on 127.0.0.1 and speaks the OpenAI Chat Completions,
 //! Anthropic Messages and Gemini generateContent wire formats (whole bodies and
 //! streams), answering from a FIFO of scripted `Step`s and recording every model
-//! request; and `pinning`, the scripted turn every surface's projection is pinned by.
+//! request — scripted from Rust or, by a test in another language (the browser tests), over
+//! its `/_fake/*` control routes; and `pinning`, the scripted turn every surface's projection is pinned by.
 //! Owns: test doubles only. Does not own: anything production code uses;
 //! nothing outside tests and benchmarks may depend on this crate.
 
 mod anthropic;
+mod control;
 mod gemini;
 mod openai;
 pub mod pinning;

@@ -1,10 +1,13 @@
 //! The script a test hands the fake model (`Step`, `Reply`, `ScriptedCall`) and the
 //! record it gets back (`RecordedRequest`, `WireFormat`).
 //!
-//! Owns: these plain data types and their builders. Does not own: how a reply is
-//! rendered on the wire (see `openai`, `anthropic`, `gemini`) or the queue itself
-//! (see `state`).
+//! Owns: these plain data types, their builders and their JSON form (what the control
+//! routes take: `Step` is externally tagged, `{"reply": {...}}`, `{"delay": {"ms", "then"}}`,
+//! `"hang"`...; unknown fields are refused). Does not own: how a reply is rendered on the
+//! wire (see `openai`, `anthropic`, `gemini`), the queue itself (see `state`) or the
+//! control routes (see `control`).
 
+use serde::Deserialize;
 use std::fmt;
 
 /// Which of the three wire formats a request arrived in.
@@ -15,8 +18,20 @@ pub enum WireFormat {
     Gemini,
 }
 
+impl WireFormat {
+    /// The name the control routes report (`GET /_fake/requests`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WireFormat::OpenAi => "openai",
+            WireFormat::Anthropic => "anthropic",
+            WireFormat::Gemini => "gemini",
+        }
+    }
+}
+
 /// What the fake model does with the next model request.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
     /// Answer normally, in whatever format and streaming mode was asked for.
     Reply(Reply),
@@ -25,6 +40,7 @@ pub enum Step {
     Error {
         status: u16,
         message: String,
+        #[serde(default)]
         retry_after: Option<String>,
     },
     /// Wait, then perform `then`.
@@ -61,8 +77,10 @@ impl From<Reply> for Step {
     }
 }
 
-/// A scripted assistant answer: text and/or tool calls, with reported usage.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A scripted assistant answer: text and/or tool calls, with reported usage. In JSON every
+/// field may be left out (the `Default` fills it).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Reply {
     pub text: String,
     pub tool_calls: Vec<ScriptedCall>,
@@ -70,10 +88,14 @@ pub struct Reply {
     pub output_tokens: u64,
     /// Streamed text and argument pieces hold at most this many chars (0 acts as 1).
     pub chunk_chars: usize,
+    /// A streamed answer waits this long before each piece it writes (0 = all at once): a
+    /// slow model, so a client can be seen painting text before the turn ends.
+    pub chunk_delay_ms: u64,
 }
 
 /// A scripted tool call. `arguments` is sent raw, so it may be malformed on purpose.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScriptedCall {
     pub name: String,
     pub arguments: String,
@@ -93,6 +115,7 @@ impl Default for Reply {
             input_tokens: DEFAULT_INPUT_TOKENS,
             output_tokens: DEFAULT_OUTPUT_TOKENS,
             chunk_chars: DEFAULT_CHUNK_CHARS,
+            chunk_delay_ms: 0,
         }
     }
 }
@@ -133,6 +156,12 @@ impl Reply {
 
     pub fn with_chunk_chars(mut self, n: usize) -> Reply {
         self.chunk_chars = n;
+        self
+    }
+
+    /// A streamed answer waits `ms` before each piece (see `chunk_delay_ms`).
+    pub fn with_chunk_delay_ms(mut self, ms: u64) -> Reply {
+        self.chunk_delay_ms = ms;
         self
     }
 }
@@ -205,7 +234,7 @@ impl fmt::Debug for RecordedRequest {
     }
 }
 
-fn redact_query(query: &str) -> String {
+pub(crate) fn redact_query(query: &str) -> String {
     query
         .split('&')
         .map(|pair| match pair.split_once('=') {

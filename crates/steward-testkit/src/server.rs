@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 use crate::script::{RecordedRequest, Reply, Step, WireFormat};
 use crate::state::Shared;
 use crate::wire::{self, Ctx};
-use crate::{anthropic, gemini, openai};
+use crate::{anthropic, control, gemini, openai};
 
 /// Model ids the list endpoints advertise; requests may name any model.
 const MODELS: [&str; 2] = ["fake-model", "fake-model-large"];
@@ -139,6 +139,7 @@ impl FakeModel {
 
 fn router(shared: Arc<Shared>) -> Router {
     Router::new()
+        .merge(control::routes())
         .route("/v1/chat/completions", post(openai_chat))
         .route("/v1/messages", post(anthropic_messages))
         .route("/v1/models", get(list_models))
@@ -322,10 +323,14 @@ async fn perform(mut step: Step, format: WireFormat, ctx: &Ctx) -> Response {
                 };
             }
             Step::Reply(reply) => {
-                return match format {
+                let response = match format {
                     WireFormat::OpenAi => openai::reply(ctx, &reply),
                     WireFormat::Anthropic => anthropic::reply(ctx, &reply),
                     WireFormat::Gemini => gemini::reply(ctx, &reply),
+                };
+                return match (ctx.streaming, reply.chunk_delay_ms) {
+                    (true, ms) if ms > 0 => wire::paced(response, Duration::from_millis(ms)),
+                    _ => response,
                 };
             }
         };

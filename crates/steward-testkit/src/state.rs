@@ -52,6 +52,16 @@ impl Shared {
         self.lock().default = reply;
     }
 
+    /// Back to a fresh server's state: no steps, the initial default, an empty log (the
+    /// counter waiters watch goes back to 0). Recording stays as it was.
+    pub(crate) fn reset(&self) {
+        let mut inner = self.lock();
+        inner.queue.clear();
+        inner.default = Reply::text("ok");
+        inner.requests.clear();
+        self.count.send_replace(0);
+    }
+
     pub(crate) fn set_recording(&self, on: bool) {
         self.lock().recording = on;
     }

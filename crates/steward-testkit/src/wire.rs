@@ -109,6 +109,17 @@ pub(crate) fn streamed(content_type: &'static str, chunks: Vec<Bytes>, cut: bool
     response
 }
 
+/// `response` with a wait of `delay` before each piece of its body: the streams above write
+/// one event per piece, so a client sees them arrive one by one, as from a slow model.
+pub(crate) fn paced(response: Response, delay: Duration) -> Response {
+    let (parts, body) = response.into_parts();
+    let pieces = body.into_data_stream().then(move |piece| async move {
+        tokio::time::sleep(delay).await;
+        piece
+    });
+    Response::from_parts(parts, Body::from_stream(pieces))
+}
+
 /// The first half of a body, as a connection dropped mid-response leaves it.
 pub(crate) fn truncated(whole: String) -> Bytes {
     let mut bytes = whole.into_bytes();

@@ -1,6 +1,6 @@
 //! Every integration test of this crate in one test binary: each file beside this one is a
 //! module, sharing `common`. One binary links the crate and its
-//! dependencies once instead of once per file (4 files).
+//! dependencies once instead of once per file (5 files).
 //!
 //! Run one file's tests with `cargo test -p steward-testkit --test integration FILE::`.
 
@@ -10,6 +10,7 @@
 mod common;
 
 mod anthropic;
+mod control;
 mod gemini;
 mod openai;
 mod steps;

@@ -89,6 +89,7 @@ pub(crate) const SESSION_COOKIE: &str = "steward_session";
         (name = "memory", description = "Facts, notes and search"),
         (name = "openai", description = "The OpenAI-compatible API"),
         (name = "mcp", description = "Steward's MCP server"),
+        (name = "web", description = "The web app's page and files (no credential: they hold no data)"),
     ),
     modifiers(&SecuritySchemes),
 )]

@@ -8,6 +8,7 @@
 mod api;
 mod approval_events;
 mod approvals;
+mod assets;
 mod auth;
 mod cors;
 mod desk;

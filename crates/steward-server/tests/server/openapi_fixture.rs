@@ -248,6 +248,17 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
     }
     match (method, template) {
         ("get", "/health") => vec![s("/health", 200)],
+        ("get", "/") => vec![s("/", 200)],
+        ("get", "/app/{file}") => vec![
+            s("/app/main.js", 200),
+            s("/app/app.css", 200),
+            s("/app/no-such-file.js", 404),
+        ],
+        ("get", "/app/{dir}/{file}") => vec![
+            s("/app/chat/thread.js", 200),
+            s("/app/vendor/README.md", 200),
+            s("/app/vendor/no-such-file.js", 404),
+        ],
         ("get", "/api/v1/openapi.json") => vec![s(template, 200)],
         ("post", "/api/v1/messages") => {
             let msg = json!({"conversation_id": "c1", "text": "hi"});

@@ -1,9 +1,9 @@
 //! `steward-fake-model`: the fake model server as a process, for benchmarks.
 //!
-//! Serves on `--addr ADDR` (or `FAKE_MODEL_ADDR`, else 127.0.0.1:0), always
-//! answering "ok", and prints `listening on ADDR` once ready. Does not own any
-//! scripting: steps can only be pushed through the library API. Recording is
-//! off so memory stays flat however long a benchmark runs.
+//! Serves on `--addr ADDR` (or `FAKE_MODEL_ADDR`, else 127.0.0.1:0), answering "ok"
+//! unless scripted over the `/_fake/*` control routes (see the library's `control`), and
+//! prints `listening on ADDR` once ready. Recording is off so memory stays flat however long
+//! a benchmark runs (so `GET /_fake/requests` lists nothing).
 
 use std::io::Write;
 use std::net::SocketAddr;
