@@ -1,5 +1,5 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
-//! `MemoryStore`, `TurnRequestStore`, `Store`, and `BlobStore` for the bytes of message parts,
+//! `MemoryStore`, `TurnRequestStore`, `UsageStore` (the usage ledger), `Store`, and `BlobStore` for the bytes of message parts,
 //! with its filesystem adapter `FsBlobStore`) that the rest of the workspace codes against, the
 //! one constructor (`open(&StoreConfig)`: a location and a clock, giving an `Arc<dyn Store>`),
 //! a backend-neutral `StoreError`, and the SQLite adapter (FTS5 and an in-process sign-bit index
@@ -19,6 +19,7 @@ mod open;
 mod ports;
 mod sqlite;
 mod turn_requests_port;
+mod usage_port;
 mod validate;
 
 #[cfg(feature = "contract")]
@@ -39,7 +40,12 @@ pub use open::{StoreConfig, StoreLocation, open};
 pub use ports::{ConversationStore, ConversationSummary, HistoryItem, KvStore, Store};
 pub use sqlite::{SqliteStore, own_schema_names};
 pub use turn_requests_port::{TurnRequest, TurnRequestStore};
+pub use usage_port::{
+    MAX_USAGE_COST_MICRO_USD, MAX_USAGE_TOKENS, USAGE_BUCKET_SECS, UsageBucket, UsagePurpose,
+    UsageRecord, UsageStore,
+};
 pub use validate::memory::{MAX_EMBEDDING_DIMS, MAX_MEMORY_TEXT_LEN, MAX_TITLE_LEN, MAX_URL_LEN};
+pub use validate::usage::MAX_MODEL_LEN;
 pub use validate::{
     MAX_ID_LEN, MAX_KV_KEY_LEN, MAX_KV_VALUE_LEN, MAX_NAME_LEN, MAX_TEXT_LEN, NUL_REPLACEMENT,
     storable,
@@ -51,7 +57,8 @@ pub use validate::{
 /// or `scores` could erase the trail, grant itself a tool or fake the feedback, and `kv` holds
 /// system state. The memory tables are here because source trust lives in the store: a model
 /// writing `facts` directly could overwrite (or forge) a fact the user stated; the rest hold the
-/// user's notes and the search index that must stay in step with them. The SQL guard checks
+/// user's notes and the search index that must stay in step with them. `model_usage` is the
+/// usage ledger: a model that could write it could hide what it cost. The SQL guard checks
 /// these names with SQLite's authorizer at prepare time; a test in this crate fails if one of
 /// them stops existing in the schema. The per-model vector tables are created at run time and
 /// share `PROTECTED_TABLE_PREFIX`.
@@ -70,6 +77,7 @@ pub const PROTECTED_TABLES: &[&str] = &[
     "memory_fts",
     "embedding_models",
     "embeddings",
+    "model_usage",
 ];
 
 /// Every table whose name starts with this (the per-model vector tables `memory_vecb_*` and

@@ -18,6 +18,7 @@ mod races;
 mod read_side;
 mod transitions;
 mod turn_requests;
+mod usage;
 
 pub use approvals::{
     action_round_trip_every_field, approval_input_limits, duplicate_action_id_is_refused,
@@ -36,6 +37,7 @@ pub use transitions::{
     revision_replaces_payload_and_bumps, transition_applies_only_from_expected_status,
 };
 pub use turn_requests::*;
+pub use usage::*;
 
 use crate::{Store, StoreError};
 use std::future::Future;
@@ -89,6 +91,10 @@ pub async fn run_all(store: &dyn Store) {
     turn_request_round_trip_and_replace(store).await;
     turn_requests_pruned_by_age(store).await;
     turn_request_input_limits(store).await;
+    // The usage ledger.
+    usage_sums_per_bucket_and_model(store).await;
+    usage_clamps_absurd_numbers(store).await;
+    usage_input_limits(store).await;
     // Memory.
     run_memory(store).await;
 }

@@ -37,6 +37,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         9,
         include_str!("../../migrations/sqlite/V9__message_attachments.sql"),
     ),
+    (
+        11,
+        include_str!("../../migrations/sqlite/V11__model_usage.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose

@@ -17,6 +17,7 @@ mod memory;
 mod migrate;
 mod own_schema;
 mod turn_requests;
+mod usage;
 pub(crate) use error::decode_err;
 pub use own_schema::own_schema_names;
 
