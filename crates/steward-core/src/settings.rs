@@ -1,7 +1,7 @@
 //! Settings the agent loop reads on every turn.
 
 use std::time::Duration;
-use steward_llm::ModelRef;
+use steward_llm::{ModelRef, PriceTable};
 
 /// Budgets and sizes for one turn.
 #[derive(Debug, Clone)]
@@ -17,6 +17,8 @@ pub struct AgentSettings {
     pub max_output_tokens: u32,
     /// The owner's IANA time zone for the context line and time tools; None = UTC.
     pub timezone: Option<String>,
+    /// What each model call costs, applied when its usage is recorded (`turn/ledger.rs`).
+    pub prices: PriceTable,
 }
 
 impl Default for AgentSettings {
@@ -28,6 +30,7 @@ impl Default for AgentSettings {
             history_messages: 40,
             max_output_tokens: 4096,
             timezone: None,
+            prices: PriceTable::builtin(),
         }
     }
 }
