@@ -214,6 +214,7 @@ pub fn build(loaded: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App>
             history_messages: agent.history_messages,
             max_output_tokens: agent.max_output_tokens,
             timezone: Some(settings.timezone.clone()),
+            prices: settings.price_table(),
         },
         binding,
         approvals: ApprovalSettings {

@@ -1,6 +1,6 @@
 //! Every integration test of the binary crate in one test binary: each file beside this one
 //! is a module, sharing `support`, `config_support` and `prompt_budget`. One binary links the
-//! crate and its dependencies once instead of once per file (28 files: a change to the library
+//! crate and its dependencies once instead of once per file (28 files then: a change to the library
 //! relinked 28 binaries). The architecture test stays its own binary: it reads source text and
 //! needs none of the crate.
 //!
@@ -18,6 +18,7 @@ mod config;
 mod config_doctor;
 mod config_mcp;
 mod config_parts;
+mod config_prices;
 mod config_providers;
 mod config_web;
 mod docs_in_sync;

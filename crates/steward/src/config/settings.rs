@@ -42,6 +42,8 @@ pub struct Settings {
     /// `[mcp.servers.NAME]` tables, in name order. Env and header values are secrets: the
     /// spec's `Debug` shows only their names.
     pub mcp_servers: Vec<steward_mcp::ServerSpec>,
+    /// `[prices]` entries: the owner's price of each `provider:model`, in file order.
+    pub prices: Vec<(String, steward_llm::Price)>,
 }
 
 /// Connection limits of the HTTP server (`http.*` besides the address and body cap).
@@ -331,12 +333,18 @@ impl Settings {
             parts: steward_protocol::PartLimits::default(),
             providers,
             mcp_servers: Vec::new(),
+            prices: Vec::new(),
         }
     }
 
     /// The provider with this name, if configured.
     pub fn provider(&self, name: &str) -> Option<&ProviderSettings> {
         self.providers.iter().find(|p| p.name == name)
+    }
+
+    /// What model calls cost: the built-in prices with the `[prices]` entries over them.
+    pub fn price_table(&self) -> steward_llm::PriceTable {
+        super::prices::table(&self.prices)
     }
 
     /// Every secret value in the configuration (the API token, provider and search keys,
@@ -399,6 +407,7 @@ impl fmt::Debug for Settings {
             .field("parts", &self.parts)
             .field("providers", &self.providers)
             .field("mcp_servers", &self.mcp_servers)
+            .field("prices", &self.prices)
             .finish()
     }
 }
