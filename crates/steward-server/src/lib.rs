@@ -1,5 +1,5 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
-//! approval and grant routes, the memory routes (facts, notes, search), the
+//! approval and grant routes, the memory routes (facts, notes, search), the status route, the
 //! OpenAI-compatible API, bearer-token auth and hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
@@ -22,6 +22,7 @@ mod memory;
 mod openai;
 mod parts;
 pub mod password;
+mod status;
 mod trace;
 mod turn;
 
@@ -37,6 +38,9 @@ use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
 pub use cors::CorsOrigins;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;
 pub use listen::{ConnLimits, serve, serve_with};
+pub use status::{
+    EmbedderState, McpServerStatus, RecentError, StatusError, StatusSnapshot, StatusSource,
+};
 
 /// Default cap on a request body; larger bodies get 413.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -77,6 +81,8 @@ pub struct ServerConfig {
     /// `/api/v1/messages` accepts bodies big enough for them, and refuses a part past them
     /// with 413 before decoding it.
     pub parts: PartLimits,
+    /// What `/api/v1/status` shows beyond version and uptime; `None` = it answers 503.
+    pub status: Option<Arc<dyn StatusSource>>,
 }
 
 impl ServerConfig {
@@ -95,6 +101,7 @@ impl ServerConfig {
             feed: None,
             clock: SystemClock::shared(),
             parts: PartLimits::default(),
+            status: None,
         }
     }
 }
@@ -114,6 +121,7 @@ impl fmt::Debug for ServerConfig {
             .field("feed", &self.feed.is_some())
             .field("clock", &self.clock)
             .field("parts", &self.parts)
+            .field("status", &self.status.is_some())
             .finish()
     }
 }
@@ -131,11 +139,13 @@ pub(crate) struct AppState {
     pub(crate) conversations: Option<Arc<dyn ConversationDesk>>,
     pub(crate) feed: Option<Arc<dyn EventFeed>>,
     pub(crate) clock: Arc<dyn Clock>,
-    /// Unix seconds when this router was built: the OpenAI model object's `created`.
+    /// Unix seconds when this router was built: the OpenAI model object's `created`, and
+    /// where `/api/v1/status`'s uptime counts from.
     pub(crate) started_secs: i64,
     pub(crate) parts: PartLimits,
     /// The body limit for everything but parts' data (routes taking parts allow more).
     pub(crate) max_body_bytes: usize,
+    pub(crate) status: Option<Arc<dyn StatusSource>>,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
@@ -159,6 +169,7 @@ pub fn router(
         clock: cfg.clock,
         parts: cfg.parts,
         max_body_bytes: cfg.max_body_bytes,
+        status: cfg.status,
     };
     // The two routes taking parts read bodies as big as their parts allow (each checks the
     // rest against `max_body_bytes` itself).
@@ -211,6 +222,7 @@ pub fn router(
             patch(memory::patch_note).delete(memory::delete_note),
         )
         .route("/api/v1/memory/search", get(memory::search))
+        .route("/api/v1/status", get(status::status))
         .route(
             "/v1/chat/completions",
             post(openai::chat_completions).layer(with_parts),

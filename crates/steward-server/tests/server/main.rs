@@ -21,4 +21,5 @@ mod openai_stream;
 mod parts;
 mod pinning;
 mod shutdown;
+mod status;
 mod support;
