@@ -1,5 +1,6 @@
 //! Steward's binary crate as a library: configuration, the composition root, and the
-//! command implementations (`serve`, `chat`, `doctor`). `main.rs` only parses arguments.
+//! command implementations (`serve`, `chat`, `doctor`, `usage`, ...). `main.rs` only parses
+//! arguments.
 //!
 //! Owns: wiring config → adapters → core → surfaces. Does not own: business logic.
 
@@ -14,5 +15,7 @@ pub mod mcp_cmd;
 pub mod memory_cmd;
 pub mod memory_wiring;
 pub mod serve;
+pub mod status;
 pub mod token;
+pub mod usage_cmd;
 pub mod words;

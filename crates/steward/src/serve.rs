@@ -68,6 +68,11 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             feed: Some(Arc::new(app.steward.clone())),
             clock: app.clock.clone(),
             parts: app.part_limits,
+            status: Some(Arc::new(crate::status::AppStatus::new(
+                &app,
+                app::database_path(settings),
+                crate::logging::recent::installed(),
+            ))),
         },
     );
     let limits = ConnLimits {

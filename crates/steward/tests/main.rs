@@ -41,3 +41,5 @@ mod memory_two_processes;
 mod openai_sdk;
 mod prompt_tokens;
 mod skills_wiring;
+mod status_route;
+mod usage_cli;

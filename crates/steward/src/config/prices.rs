@@ -180,15 +180,6 @@ pub(crate) fn build(
     Ok((price, entry))
 }
 
-/// The table the settings price model calls with: the built-in list and every entry.
-pub(crate) fn table(entries: &[(String, Price)]) -> PriceTable {
-    entries
-        .iter()
-        .fold(PriceTable::builtin(), |t, (model, price)| {
-            t.with_override(model.clone(), *price)
-        })
-}
-
 /// The reference text in `docs/CONFIG.md`, with the built-in list.
 pub(crate) fn docs() -> String {
     let mut out = String::from(

@@ -344,7 +344,11 @@ impl Settings {
 
     /// What model calls cost: the built-in prices with the `[prices]` entries over them.
     pub fn price_table(&self) -> steward_llm::PriceTable {
-        super::prices::table(&self.prices)
+        self.prices
+            .iter()
+            .fold(steward_llm::PriceTable::builtin(), |t, (model, price)| {
+                t.with_override(model.clone(), *price)
+            })
     }
 
     /// Every secret value in the configuration (the API token, provider and search keys,
