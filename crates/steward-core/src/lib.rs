@@ -4,7 +4,8 @@
 //! wall clock), history trimming that keeps tool calls with their results, per-conversation
 //! ordering (one turn at a time per conversation, in arrival order; conversations run
 //! concurrently), graceful shutdown, and the ports surfaces reach Steward through (turns,
-//! approvals, conversations, memory: `memory_desk`). Does not own: wire formats
+//! approvals, conversations, memory: `memory_desk`), and the usage ledger's recording and
+//! roll-ups (`usage`, `turn/ledger.rs`). Does not own: wire formats
 //! (steward-llm), storage engines (steward-store), tool implementations (steward-tools),
 //! surfaces (steward-server, the CLI).
 
@@ -23,6 +24,7 @@ mod settings_desk;
 mod steward;
 mod taint;
 mod turn;
+pub mod usage;
 
 pub use conversations::{ConversationDesk, Deleted, DeskError, History};
 pub use delivery::{Deliver, Delivery, DeliveryError, DeliveryTarget, MAX_DELIVERY_BYTES};

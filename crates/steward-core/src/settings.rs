@@ -7,7 +7,7 @@
 
 use std::sync::RwLock;
 use std::time::Duration;
-use steward_llm::ModelRef;
+use steward_llm::{ModelRef, PriceTable};
 
 /// A value that may be replaced at runtime. Readers take a copy (a turn reads its settings
 /// once, at its start, so a change never lands in the middle of one); a writer replaces the
@@ -51,6 +51,8 @@ pub struct AgentSettings {
     pub max_output_tokens: u32,
     /// The owner's IANA time zone for the context line and time tools; None = UTC.
     pub timezone: Option<String>,
+    /// What each model call costs, applied when its usage is recorded (`turn/ledger.rs`).
+    pub prices: PriceTable,
 }
 
 impl Default for AgentSettings {
@@ -62,6 +64,7 @@ impl Default for AgentSettings {
             history_messages: 40,
             max_output_tokens: 4096,
             timezone: None,
+            prices: PriceTable::builtin(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Every integration test of this crate in one test binary: each file beside this one is a
 //! module, sharing `common`. One binary links the crate and its
-//! dependencies once instead of once per file (10 files).
+//! dependencies once instead of once per file (11 files).
 //!
 //! Run one file's tests with `cargo test -p steward-core --test integration FILE::`.
 
@@ -19,3 +19,4 @@ mod ordering;
 mod parts;
 mod tool_index;
 mod turns;
+mod usage_ledger;

@@ -1,7 +1,8 @@
 //! Model providers for Steward: OpenAI-compatible chat completions (OpenAI, Ollama, vLLM,
 //! OpenRouter, LM Studio, Groq), Anthropic Messages and Gemini generateContent, each
 //! streamed or not, behind one `ModelProvider` trait; and `Models`, which picks the
-//! provider for a `ModelRef` and adds retry with backoff, Retry-After and one fallback.
+//! provider for a `ModelRef` and adds retry with backoff, Retry-After and one fallback; and
+//! the price table (`prices.rs`) that turns a call's usage into its cost.
 //!
 //! Owns: wire formats, HTTP to model APIs, error classification, retry/fallback.
 //! Does not own: the agent loop, tool execution, conversation storage or the shared types
@@ -21,12 +22,14 @@ mod http;
 mod models;
 mod openai;
 mod parts;
+mod prices;
 mod retry;
 mod sse;
 mod types;
 
 pub use error::LlmError;
 pub use models::Models;
+pub use prices::{MAX_USD_PER_MILLION, Price, PriceError, PriceSource, PriceTable, UsdPerMillion};
 
 pub use retry::RetryPolicy;
 pub use types::{

@@ -8,7 +8,7 @@ use crate::gate::{self, Candidate, Evidence, GateContext, RefusalReason};
 use crate::{Memory, MemoryError};
 use serde::Serialize;
 use serde_json::Value;
-use steward_llm::{ChatRequest, ModelRef, Models};
+use steward_llm::{ChatRequest, ChatResponse, ModelRef, Models};
 use steward_protocol::{FactSource, Message, Provenance};
 use steward_store::{FactWrite, NewFact};
 use tokio_util::sync::CancellationToken;
@@ -69,13 +69,14 @@ pub(crate) struct RawFact {
     pub evidence: Evidence,
 }
 
-/// One model call with a fixed system prompt and one user message; the answer text.
+/// One model call with a fixed system prompt and one user message; the answer (its text, and
+/// the usage and model the caller may report).
 pub(crate) async fn ask_model(
     models: &Models,
     model: &ModelRef,
     system: &str,
     input: String,
-) -> Result<String, MemoryError> {
+) -> Result<ChatResponse, MemoryError> {
     let req = ChatRequest {
         system: system.to_owned(),
         messages: vec![Message::user(input)],
@@ -88,7 +89,7 @@ pub(crate) async fn ask_model(
         .chat(model, None, &req, None, &CancellationToken::new())
         .await
         .map_err(|e| MemoryError::Model(e.to_string()))?;
-    Ok(resp.text)
+    Ok(resp)
 }
 
 /// The first JSON object in a model answer: the whole text, a ```json fenced block, or the

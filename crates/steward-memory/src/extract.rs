@@ -16,7 +16,7 @@ use crate::gate::GateContext;
 use crate::{Memory, MemoryError};
 use serde::Serialize;
 use steward_llm::{ModelRef, Models};
-use steward_protocol::{ConversationId, FactSource, Provenance};
+use steward_protocol::{ConversationId, FactSource, Provenance, Usage};
 
 /// The system prompt, fixed at build time.
 pub const EXTRACT_PROMPT: &str = include_str!("../prompts/extract.md");
@@ -52,6 +52,9 @@ pub struct ExtractionReport {
     pub skipped: usize,
     pub facts: FactCounts,
     pub refused: Vec<Refusal>,
+    /// `"provider:model"` that answered, and the tokens it reported (for the usage ledger).
+    pub model: String,
+    pub usage: Usage,
 }
 
 impl Exchange {
@@ -83,8 +86,9 @@ impl Memory {
         model: &ModelRef,
         exchange: &Exchange,
     ) -> Result<ExtractionReport, MemoryError> {
+        // An answer without JSON fails extraction, and its usage goes unreported with it.
         let answer = ask_model(models, model, EXTRACT_PROMPT, exchange.prompt()).await?;
-        let value = parse_reply(&answer).ok_or_else(|| {
+        let value = parse_reply(&answer.text).ok_or_else(|| {
             MemoryError::Model("the extraction answer held no JSON object".into())
         })?;
         let (facts, skipped) = raw_facts(&value);
@@ -115,6 +119,8 @@ impl Memory {
         let mut report = ExtractionReport {
             candidates: facts.len(),
             skipped,
+            model: answer.model,
+            usage: answer.usage,
             ..ExtractionReport::default()
         };
         self.store_candidates(

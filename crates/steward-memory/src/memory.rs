@@ -90,6 +90,11 @@ impl Memory {
         self.embedder.as_deref().map(|e| e.model_id())
     }
 
+    /// Whether the embedder's model is in memory (false too when there is no embedder).
+    pub fn embedder_loaded(&self) -> bool {
+        self.embedder.as_deref().is_some_and(|e| e.loaded())
+    }
+
     /// Row first; vector best-effort (an embedder failure leaves the row, findable by full
     /// text). Source trust is the store's: a non-user fact never replaces a user fact
     /// (`FactWrite::KeptUserFact`).

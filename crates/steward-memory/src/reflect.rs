@@ -65,7 +65,9 @@ impl Memory {
         if shown.is_empty() {
             return Ok(report);
         }
-        let answer = ask_model(models, model, REFLECT_PROMPT, transcript).await?;
+        let answer = ask_model(models, model, REFLECT_PROMPT, transcript)
+            .await?
+            .text;
         let value = parse_reply(&answer).ok_or_else(|| {
             MemoryError::Model("the reflection answer held no JSON object".into())
         })?;

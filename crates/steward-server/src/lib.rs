@@ -1,5 +1,5 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
-//! approval and grant routes, the memory routes (facts, notes, search), the
+//! approval and grant routes, the memory routes (facts, notes, search), the status route, the
 //! OpenAI-compatible API, the web app's embedded files (`assets`), the web app's sign-in
 //! (sessions, cookie auth beside the bearer token, CSRF, the failed-sign-in limit) and
 //! hostile-input handling.
@@ -30,6 +30,7 @@ pub mod password;
 mod session;
 mod session_routes;
 mod settings;
+mod status;
 mod trace;
 mod turn;
 
@@ -50,6 +51,9 @@ pub use cors::CorsOrigins;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;
 pub use listen::{ConnLimits, serve, serve_with};
 pub use session::WebSignIn;
+pub use status::{
+    EmbedderState, McpServerStatus, RecentError, StatusError, StatusSnapshot, StatusSource,
+};
 
 /// Default cap on a request body; larger bodies get 413.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -97,6 +101,8 @@ pub struct ServerConfig {
     /// Steward is reached only through a reverse proxy whose `X-Forwarded-For` (last hop) and
     /// `X-Forwarded-Proto` are true (`http.trusted_proxy`); false = both headers are ignored.
     pub trusted_proxy: bool,
+    /// What `/api/v1/status` shows beyond version and uptime; `None` = it answers 503.
+    pub status: Option<Arc<dyn StatusSource>>,
 }
 
 impl ServerConfig {
@@ -117,6 +123,7 @@ impl ServerConfig {
             settings: None,
             sign_in: None,
             trusted_proxy: false,
+            status: None,
         }
     }
 }
@@ -138,6 +145,7 @@ impl fmt::Debug for ServerConfig {
             .field("settings", &self.settings.is_some())
             .field("sign_in", &self.sign_in.is_some())
             .field("trusted_proxy", &self.trusted_proxy)
+            .field("status", &self.status.is_some())
             .finish()
     }
 }
@@ -155,7 +163,8 @@ pub(crate) struct AppState {
     pub(crate) feed: Option<Arc<dyn EventFeed>>,
     pub(crate) settings: Option<Arc<dyn SettingsDesk>>,
     pub(crate) clock: Arc<dyn Clock>,
-    /// Unix seconds when this router was built: the OpenAI model object's `created`.
+    /// Unix seconds when this router was built: the OpenAI model object's `created`, and
+    /// where `/api/v1/status`'s uptime counts from.
     pub(crate) started_secs: i64,
     pub(crate) parts: PartLimits,
     /// The body limit for everything but parts' data (routes taking parts allow more).
@@ -163,6 +172,7 @@ pub(crate) struct AppState {
     /// The web sign-in's sessions; None = not enabled.
     pub(crate) sessions: Option<Arc<session::Sessions>>,
     pub(crate) trusted_proxy: bool,
+    pub(crate) status: Option<Arc<dyn StatusSource>>,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
@@ -191,6 +201,7 @@ pub fn router(
             .sign_in
             .map(|s| Arc::new(session::Sessions::new(s, cfg.clock.clone()))),
         trusted_proxy: cfg.trusted_proxy,
+        status: cfg.status,
     };
     // The two routes taking parts read bodies as big as their parts allow (each checks the
     // rest against `max_body_bytes` itself).
@@ -260,6 +271,7 @@ fn documented_routes(with_parts: DefaultBodyLimit, mcp: Option<Router>) -> Docum
         .routes(routes!(memory::list_notes, memory::create_note))
         .routes(routes!(memory::patch_note, memory::delete_note))
         .routes(routes!(memory::search))
+        .routes(routes!(status::status))
         .routes(routes!(settings::list))
         .routes(routes!(settings::put, settings::reset))
         .routes(routes!(openai::chat_completions).layer(with_parts))

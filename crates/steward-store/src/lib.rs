@@ -1,5 +1,5 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
-//! `MemoryStore`, `TurnRequestStore`, `SessionStore`, `Store`, and `BlobStore` for the bytes of message parts,
+//! `MemoryStore`, `TurnRequestStore`, `SessionStore`, `UsageStore` (the usage ledger), `Store`, and `BlobStore` for the bytes of message parts,
 //! with its filesystem adapter `FsBlobStore`) that the rest of the workspace codes against, the
 //! one constructor (`open(&StoreConfig)`: a location and a clock, giving an `Arc<dyn Store>`),
 //! a backend-neutral `StoreError`, and the SQLite adapter (FTS5 and an in-process sign-bit index
@@ -20,6 +20,7 @@ mod ports;
 mod sessions_port;
 mod sqlite;
 mod turn_requests_port;
+mod usage_port;
 mod validate;
 
 #[cfg(feature = "contract")]
@@ -41,7 +42,12 @@ pub use ports::{ConversationStore, ConversationSummary, HistoryItem, KvStore, St
 pub use sessions_port::{MAX_USER_AGENT_LEN, Session, SessionStore};
 pub use sqlite::{SqliteStore, own_schema_names};
 pub use turn_requests_port::{TurnRequest, TurnRequestStore};
+pub use usage_port::{
+    MAX_USAGE_COST_MICRO_USD, MAX_USAGE_TOKENS, USAGE_BUCKET_SECS, UsageBucket, UsagePurpose,
+    UsageRecord, UsageStore,
+};
 pub use validate::memory::{MAX_EMBEDDING_DIMS, MAX_MEMORY_TEXT_LEN, MAX_TITLE_LEN, MAX_URL_LEN};
+pub use validate::usage::MAX_MODEL_LEN;
 pub use validate::{
     MAX_ID_LEN, MAX_KV_KEY_LEN, MAX_KV_VALUE_LEN, MAX_NAME_LEN, MAX_TEXT_LEN, NUL_REPLACEMENT,
     storable,
@@ -75,6 +81,7 @@ pub const PROTECTED_TABLES: &[&str] = &[
     "embedding_models",
     "embeddings",
     "web_sessions",
+    "model_usage",
 ];
 
 /// Every table whose name starts with this (the per-model vector tables `memory_vecb_*` and

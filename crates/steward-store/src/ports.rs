@@ -1,7 +1,7 @@
 //! The storage ports: the traits every adapter implements and the rest of Steward codes against.
 //! Owns the semantics (documented here and enforced by `contract`); does not own any SQL.
 
-use crate::{ApprovalStore, MemoryStore, SessionStore, StoreError, TurnRequestStore};
+use crate::{ApprovalStore, MemoryStore, SessionStore, StoreError, TurnRequestStore, UsageStore};
 use std::sync::Arc;
 use steward_protocol::{ConversationId, ConversationTitle, Message};
 
@@ -104,7 +104,13 @@ pub trait KvStore: Send + Sync {
 
 #[async_trait::async_trait]
 pub trait Store:
-    ConversationStore + KvStore + ApprovalStore + MemoryStore + TurnRequestStore + SessionStore
+    ConversationStore
+    + KvStore
+    + ApprovalStore
+    + MemoryStore
+    + TurnRequestStore
+    + SessionStore
+    + UsageStore
 {
     /// Cheap liveness check (for /health and `steward doctor`).
     async fn ping(&self) -> Result<(), StoreError>;

@@ -5,6 +5,7 @@
 mod approvals;
 pub(crate) mod memory;
 mod text;
+pub(crate) mod usage;
 
 pub(crate) use approvals::{
     action, action_id, audit, grant, grant_id, id, patch, score, text as free_text, tool_name,

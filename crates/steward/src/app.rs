@@ -315,15 +315,21 @@ fn no_colour() -> bool {
 }
 
 /// The one subscriber set-up; `writer` is where lines go (stderr or the chat log file),
-/// always through the redaction of every configured secret (`logging::Redacting`).
+/// always through the redaction of every configured secret (`logging::Redacting`). The
+/// warnings and errors the filter lets through are also kept in the process's ring of
+/// recent errors (`logging::recent`), redacted the same way.
 fn init_logging_with<W>(filter: &str, writer: W, colour: bool)
 where
     W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
 {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(crate::logging::env_filter(filter))
         .with_writer(crate::logging::Redacting(writer))
         .with_ansi(colour)
         .with_target(false)
+        .finish()
+        .with(crate::logging::recent::install(clock()))
         .try_init();
 }

@@ -1,5 +1,5 @@
 //! Steward's binary crate as a library: configuration, the composition root, and the
-//! command implementations (`serve`, `chat`, `doctor`, `user`, ...). `main.rs` only parses
+//! command implementations (`serve`, `chat`, `doctor`, `user`, `usage`, ...). `main.rs` only parses
 //! arguments.
 //!
 //! Owns: wiring config → adapters → core → surfaces. Does not own: business logic.
@@ -17,6 +17,8 @@ pub mod memory_wiring;
 pub mod password_input;
 pub mod serve;
 pub mod settings_desk;
+pub mod status;
 pub mod token;
+pub mod usage_cmd;
 pub mod user_cmd;
 pub mod words;

@@ -6,8 +6,11 @@
 //! Owns: the filter rule (third-party crates at WARN unless the filter names them; Steward's
 //! crates at the configured level), the process-wide set of secret values to redact (filled
 //! from the configuration as soon as it is loaded, see `main.rs`), and `Redacting`, the
-//! `MakeWriter` wrapper any log destination must be wrapped in. Does not own what is
-//! secret (`Settings::secret_values`, `steward_protocol::secret_url`).
+//! `MakeWriter` wrapper any log destination must be wrapped in; and, in `recent`, the ring of
+//! recent warnings and errors that `GET /api/v1/status` shows, redacted the same way. Does
+//! not own what is secret (`Settings::secret_values`, `steward_protocol::secret_url`).
+
+pub mod recent;
 
 use crate::config::Settings;
 use std::io::{self, Write};

@@ -63,6 +63,13 @@ enum Command {
         #[command(subcommand)]
         command: steward::user_cmd::UserCommand,
     },
+    /// Tokens and cost of the model calls per day (in the `timezone` setting), with a bar
+    /// per day, then per model. Costs come from the built-in prices and `[prices]`.
+    Usage {
+        /// How many days, today included (1 to 366).
+        #[arg(long, value_name = "N", default_value = "30", value_parser = steward::usage_cmd::parse_days)]
+        days: steward_core::usage::UsageDays,
+    },
     /// Inspect configuration.
     Config {
         #[command(subcommand)]
@@ -132,6 +139,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Memory { command } => steward::memory_cmd::run(&load()?, command).await,
         Command::Mcp { command } => steward::mcp_cmd::run(&load()?, command).await,
         Command::User { command } => steward::user_cmd::run(&load()?, command).await,
+        Command::Usage { days } => steward::usage_cmd::run(&load()?, days).await,
         Command::Config {
             command: ConfigCommand::Show,
         } => {

@@ -47,6 +47,10 @@ impl Embedder for LazyLocal {
         LOCAL_DIMS
     }
 
+    fn loaded(&self) -> bool {
+        self.model.initialized()
+    }
+
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let model = self
             .model

@@ -73,6 +73,11 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
                 secrets: app.store.clone(),
             }),
             trusted_proxy: settings.http.trusted_proxy,
+            status: Some(Arc::new(crate::status::AppStatus::new(
+                &app,
+                app::database_path(settings),
+                crate::logging::recent::installed(),
+            ))),
         },
     );
     let limits = ConnLimits {

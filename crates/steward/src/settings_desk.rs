@@ -50,6 +50,7 @@ pub fn agent_settings(settings: &Settings) -> AgentSettings {
         history_messages: agent.history_messages,
         max_output_tokens: agent.max_output_tokens,
         timezone: Some(settings.timezone.clone()),
+        prices: settings.price_table(),
     }
 }
 

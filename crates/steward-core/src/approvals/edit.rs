@@ -7,7 +7,7 @@ use super::record::Approvals;
 use crate::port::{ApprovalError, Resolution};
 use crate::settings::ModelBinding;
 use steward_llm::{ChatRequest, Models};
-use steward_protocol::{Decision, Message, PendingAction, Principal, Surface};
+use steward_protocol::{Decision, Message, PendingAction, Principal, Surface, Usage};
 use tokio_util::sync::CancellationToken;
 
 const REVISE_PROMPT: &str = include_str!("../../prompts/revise.md");
@@ -25,6 +25,13 @@ fn extract_object(reply: &str) -> Option<serde_json::Value> {
     }
 }
 
+/// What an edit in words came to, and the model call it made (`"provider:model"` that
+/// answered and its usage; None when no call answered), for the turn's usage ledger.
+pub(crate) struct EditOutcome {
+    pub(crate) resolution: Result<Resolution, ApprovalError>,
+    pub(crate) answered: Option<(String, Usage)>,
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn revise_in_words(
     approvals: &Approvals,
@@ -35,6 +42,37 @@ pub(crate) async fn revise_in_words(
     principal: &Principal,
     surface: Surface,
     cancel: &CancellationToken,
+) -> EditOutcome {
+    let mut answered = None;
+    let resolution = revise(
+        approvals,
+        models,
+        binding,
+        action,
+        request,
+        principal,
+        surface,
+        cancel,
+        &mut answered,
+    )
+    .await;
+    EditOutcome {
+        resolution,
+        answered,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn revise(
+    approvals: &Approvals,
+    models: &Models,
+    binding: &ModelBinding,
+    action: &PendingAction,
+    request: &str,
+    principal: &Principal,
+    surface: Surface,
+    cancel: &CancellationToken,
+    answered: &mut Option<(String, Usage)>,
 ) -> Result<Resolution, ApprovalError> {
     let Some(primary) = binding.primary.as_ref() else {
         return Err(ApprovalError::Invalid(
@@ -68,6 +106,7 @@ pub(crate) async fn revise_in_words(
         .map_err(|e| {
             ApprovalError::Invalid(format!("the model could not propose the edit: {e}"))
         })?;
+    *answered = Some((reply.model.clone(), reply.usage));
     let arguments = extract_object(&reply.text).ok_or_else(|| {
         ApprovalError::Invalid("the model did not reply with new arguments as a JSON object".into())
     })?;

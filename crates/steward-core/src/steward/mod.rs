@@ -145,6 +145,17 @@ impl Steward {
         self.inner.deps.settings.set(settings);
     }
 
+    /// The usage of the last `days` days up to now, per day in the owner's time zone and per
+    /// model (`crate::usage`), from this assistant's store and clock.
+    pub async fn usage_report(
+        &self,
+        days: crate::usage::UsageDays,
+    ) -> Result<crate::usage::UsageReport, steward_store::StoreError> {
+        let deps = &self.inner.deps;
+        let tz = deps.settings.get().timezone;
+        crate::usage::usage_report(&*deps.store, deps.now_unix(), tz.as_deref(), days).await
+    }
+
     /// Convenience: the label of the primary model, if any.
     pub fn model_label(&self) -> Option<String> {
         self.binding().primary.as_ref().map(ModelRef::to_string)

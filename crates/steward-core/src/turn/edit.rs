@@ -1,11 +1,14 @@
 //! The edit step at the start of a user turn: if an action of the sender's in this
 //! conversation awaits an edit in words, this message revises it instead of starting a
-//! normal turn.
+//! normal turn. The model call that turns the words into arguments is recorded in the usage
+//! ledger like any round of a turn.
 
+use super::ledger::{self, CallSite};
 use super::{Failure, TurnContext, scrub};
 use crate::approvals::{card::render_card, revise_in_words};
 use crate::port::Resolution;
 use steward_protocol::{ActionStatus, Inbound, Message, TurnEvent, Usage};
+use steward_store::UsagePurpose;
 use tokio::sync::mpsc;
 
 pub(crate) async fn edit_turn(
@@ -31,7 +34,7 @@ pub(crate) async fn edit_turn(
             &[Message::user(scrub(&inbound.text))],
         )
         .await?;
-    let outcome = revise_in_words(
+    let edited = revise_in_words(
         &deps.approvals,
         &deps.models,
         &ctx.binding,
@@ -42,7 +45,18 @@ pub(crate) async fn edit_turn(
         &ctx.cancel,
     )
     .await;
-    let text = match outcome {
+    if let Some((model, usage)) = &edited.answered {
+        let site = CallSite {
+            conversation: inbound.conversation.clone(),
+            turn_id: ctx.turn_id.clone(),
+            surface: inbound.surface,
+            purpose: UsagePurpose::Turn,
+        };
+        let now = deps.now_unix();
+        let prices = deps.settings.get().prices;
+        ledger::record(&*deps.store, &prices, now, &site, model, *usage).await;
+    }
+    let text = match edited.resolution {
         Ok(Resolution::Applied {
             action: revised, ..
         })

@@ -1,8 +1,10 @@
 //! Memory around the turn: the bare-link shortcut (a message that is only a link is saved to
 //! read-later without running the agent), the remembered-context block added to the user
-//! turn, and fact extraction after the exchange — spawned so the user never waits for it.
+//! turn, and fact extraction after the exchange — spawned so the user never waits for it, its
+//! model call recorded in the usage ledger.
 
 use super::TurnDeps;
+use super::ledger::{CallSite, record};
 use super::{Failure, scrub};
 use steward_memory::Exchange;
 use steward_memory::context::ContextBlock;
@@ -87,10 +89,12 @@ pub(crate) async fn memory_context(deps: &TurnDeps, inbound: &Inbound) -> Contex
     }
 }
 
-/// After a finished exchange: extract facts through the fact quality check (steward-memory), in the background.
+/// After a finished exchange: extract facts through the fact quality check (steward-memory),
+/// in the background; the extraction call's usage goes to the ledger under `site`.
 pub(crate) fn spawn_extraction(
     deps: &TurnDeps,
     primary: Option<&steward_llm::ModelRef>,
+    site: CallSite,
     exchange: Exchange,
 ) {
     let Some(wiring) = deps.memory.as_ref().filter(|w| w.extract) else {
@@ -101,11 +105,20 @@ pub(crate) fn spawn_extraction(
     };
     let memory = wiring.memory.clone();
     let models = deps.models.clone();
+    let (store, prices, clock) = (
+        deps.store.clone(),
+        deps.settings.get().prices,
+        deps.clock.clone(),
+    );
     let span = tracing::info_span!("post_turn_extraction");
     deps.tracker.spawn(
         async move {
             match memory.extract(&models, &model, &exchange).await {
-                Ok(report) => tracing::debug!(?report, "facts extracted"),
+                Ok(report) => {
+                    let now = clock.now_secs();
+                    record(&*store, &prices, now, &site, &report.model, report.usage).await;
+                    tracing::debug!(?report, "facts extracted");
+                }
                 Err(e) => tracing::warn!(error = %e, "fact extraction failed"),
             }
         }

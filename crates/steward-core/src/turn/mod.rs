@@ -8,6 +8,7 @@
 mod deps;
 mod edit;
 mod failure;
+mod ledger;
 mod memory;
 mod parts;
 pub(crate) mod request;
@@ -23,11 +24,13 @@ use crate::reply::ImageDefuser;
 use crate::taint::{TurnTaint, trust_of};
 use edit::edit_turn;
 use failure::{failed, stopped};
+use ledger::CallSite;
 use memory::{memory_context, read_later_shortcut, spawn_extraction};
 use request::{Prior, Recorder};
 use steward_llm::{ChatRequest, LlmError, ModelRef};
 use steward_memory::Exchange;
 use steward_protocol::{FailureKind, Inbound, Message, TurnEvent, TurnId, Usage};
+use steward_store::UsagePurpose;
 use steward_tools::ToolContext;
 use tokio::sync::mpsc;
 use tool_round::run_tool_round;
@@ -167,6 +170,12 @@ pub(crate) async fn run_turn(
             spawn_extraction(
                 ctx.deps,
                 ctx.binding.primary.as_ref(),
+                CallSite {
+                    conversation: inbound.conversation.clone(),
+                    turn_id: ctx.turn_id.clone(),
+                    surface: inbound.surface,
+                    purpose: UsagePurpose::Extraction,
+                },
                 Exchange {
                     user: inbound.principal.as_str().to_owned(),
                     conversation: inbound.conversation.clone(),
@@ -317,8 +326,14 @@ async fn turn_body(
             let _ = events.send(TurnEvent::TextDelta { text: safe });
         }
     };
+    let site = CallSite {
+        conversation: conversation.clone(),
+        turn_id: ctx.turn_id.clone(),
+        surface: inbound.surface,
+        purpose: UsagePurpose::Turn,
+    };
     for round in 1..=settings.max_rounds {
-        let mut response = call_model(ctx, &primary, &request, &on_text, round).await?;
+        let mut response = call_model(ctx, &site, &primary, &request, &on_text, round).await?;
         let held = match defuser.lock() {
             Ok(mut d) => d.finish(),
             Err(poisoned) => poisoned.into_inner().finish(),
@@ -404,15 +419,18 @@ async fn turn_body(
     ))
 }
 
+/// One round's model call; the answer's usage goes to the ledger before the round goes on.
 async fn call_model(
     ctx: &TurnContext<'_>,
+    site: &CallSite,
     primary: &ModelRef,
     request: &ChatRequest,
     on_text: &(dyn Fn(&str) + Send + Sync),
     round: u32,
 ) -> Result<steward_llm::ChatResponse, Failure> {
     let span = tracing::info_span!("model_round", round, model = %primary);
-    ctx.deps
+    let deps = ctx.deps;
+    let response = deps
         .models
         .chat(
             primary,
@@ -426,7 +444,18 @@ async fn call_model(
         .map_err(|e| match e {
             LlmError::Cancelled => stopped(&ctx.deps.hard_stop),
             other => Failure::from(other),
-        })
+        })?;
+    let (prices, now) = (deps.settings.get().prices, deps.now_unix());
+    ledger::record(
+        &*deps.store,
+        &prices,
+        now,
+        site,
+        &response.model,
+        response.usage,
+    )
+    .await;
+    Ok(response)
 }
 
 /// NUL has no meaning in a chat: it becomes U+FFFD in text shown to surfaces. What is

@@ -27,6 +27,11 @@ pub trait Embedder: Send + Sync {
     /// "openai:text-embedding-3-small": vectors of different models never mix.
     fn model_id(&self) -> &str;
     fn dims(&self) -> usize;
+    /// Whether the model is in memory now (a lazily loaded local model is not until its
+    /// first use; a remote API has nothing to load). For status pages, never for decisions.
+    fn loaded(&self) -> bool {
+        true
+    }
     /// One L2-normalised vector per text, same order.
     async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }

@@ -442,3 +442,107 @@ pub(crate) struct ListedSession {
 pub(crate) struct SessionList {
     sessions: Vec<ListedSession>,
 }
+
+/// The database's size.
+#[derive(ToSchema)]
+pub(crate) struct StatusDatabase {
+    /// Bytes of the file and its write-ahead log; null when it cannot be measured.
+    bytes: Option<u64>,
+}
+
+/// `off`, `not_loaded` or `loaded`.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+pub(crate) enum EmbedderStateName {
+    Off,
+    NotLoaded,
+    Loaded,
+}
+
+/// The embedding model.
+#[derive(ToSchema)]
+pub(crate) struct StatusEmbedder {
+    state: EmbedderStateName,
+    /// Null when off.
+    model: Option<String>,
+}
+
+/// One configured MCP server.
+#[derive(ToSchema)]
+pub(crate) struct StatusMcpServer {
+    name: String,
+    /// `disabled`, `connecting`, `connected` or `down`.
+    state: String,
+    tools: u64,
+    last_error: Option<String>,
+}
+
+/// One recent WARN or ERROR log event (redacted).
+#[derive(ToSchema)]
+pub(crate) struct StatusError {
+    at_secs: i64,
+    level: String,
+    target: String,
+    message: String,
+}
+
+/// Token use and cost of a day.
+#[derive(ToSchema)]
+pub(crate) struct UsageDay {
+    /// `YYYY-MM-DD` in the usage's time zone.
+    date: String,
+    calls: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    /// USD of the priced calls; null when there were calls and none had a price.
+    cost_usd: Option<f64>,
+    /// Calls the cost leaves out (no price known).
+    unpriced_calls: u64,
+}
+
+/// Token use and cost of a model.
+#[derive(ToSchema)]
+pub(crate) struct UsageModel {
+    /// `provider:model`.
+    model: String,
+    calls: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    cost_usd: Option<f64>,
+    unpriced_calls: u64,
+}
+
+/// Token use and cost over the whole window.
+#[derive(ToSchema)]
+pub(crate) struct UsageTotal {
+    calls: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    cost_usd: Option<f64>,
+    unpriced_calls: u64,
+}
+
+/// Usage of the window, per day (oldest first) and per model.
+#[derive(ToSchema)]
+pub(crate) struct StatusUsage {
+    /// The time zone the days are counted in.
+    timezone: String,
+    days: Vec<UsageDay>,
+    by_model: Vec<UsageModel>,
+    total: UsageTotal,
+}
+
+/// `GET /api/v1/status`.
+#[derive(ToSchema)]
+pub(crate) struct Status {
+    version: String,
+    uptime_secs: i64,
+    model: Option<String>,
+    fallback_model: Option<String>,
+    database: StatusDatabase,
+    embedder: StatusEmbedder,
+    mcp: Vec<StatusMcpServer>,
+    /// Oldest first.
+    recent_errors: Vec<StatusError>,
+    usage: StatusUsage,
+}

@@ -28,5 +28,6 @@ mod sessions;
 mod settings;
 mod shutdown;
 mod sign_in;
+mod status;
 mod support;
 mod web_support;

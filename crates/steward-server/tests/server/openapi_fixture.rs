@@ -40,6 +40,7 @@ pub async fn start_documented(fake: Arc<Fake>) -> Documented {
     cfg.memory = Some(Arc::new(steward_core::MemoryService::new(memory)));
     cfg.conversations = Some(Arc::new(Conversations));
     cfg.settings = Some(crate::settings::FakeSettings::new());
+    cfg.status = Some(crate::status::source(false));
     cfg.sign_in = Some(steward_server::WebSignIn {
         sessions: store.clone(),
         secrets: store.clone(),
@@ -383,6 +384,12 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
         ("delete", "/api/v1/sessions/{id}") => vec![
             s("/api/v1/sessions/6f1c2a52-8d0e-4b7a-9c1d-2e3f4a5b6c7d", 404),
             s("/api/v1/sessions/not-a-uuid", 404),
+        ],
+        ("get", "/api/v1/status") => vec![
+            s(template, 200),
+            s("/api/v1/status?days=7", 200),
+            s("/api/v1/status?days=0", 400),
+            s("/api/v1/status?days=abc", 400),
         ],
         ("get", "/api/v1/settings") => vec![s(template, 200)],
         ("put", "/api/v1/settings/{key}") => vec![

@@ -19,6 +19,7 @@ mod read_side;
 mod sessions;
 mod transitions;
 mod turn_requests;
+mod usage;
 
 pub use approvals::{
     action_round_trip_every_field, approval_input_limits, duplicate_action_id_is_refused,
@@ -38,6 +39,7 @@ pub use transitions::{
     revision_replaces_payload_and_bumps, transition_applies_only_from_expected_status,
 };
 pub use turn_requests::*;
+pub use usage::*;
 
 use crate::{Store, StoreError};
 use std::future::Future;
@@ -96,6 +98,10 @@ pub async fn run_all(store: &dyn Store) {
     session_revocation_takes_what_it_names(store).await;
     sessions_pruned_by_end_and_idleness(store).await;
     session_input_limits(store).await;
+    // The usage ledger.
+    usage_sums_per_bucket_and_model(store).await;
+    usage_clamps_absurd_numbers(store).await;
+    usage_input_limits(store).await;
     // Memory.
     run_memory(store).await;
 }

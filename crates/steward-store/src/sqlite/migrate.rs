@@ -41,6 +41,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         10,
         include_str!("../../migrations/sqlite/V10__web_sessions.sql"),
     ),
+    (
+        11,
+        include_str!("../../migrations/sqlite/V11__model_usage.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose

@@ -18,6 +18,7 @@ mod migrate;
 mod own_schema;
 mod sessions;
 mod turn_requests;
+mod usage;
 pub(crate) use error::decode_err;
 pub use own_schema::own_schema_names;
 

@@ -30,7 +30,7 @@ pub(crate) fn tool_name(raw: &str) -> Result<(), StoreError> {
     ToolName::parse(raw).map(drop).map_err(refused)
 }
 
-fn bounded(what: &str, text: &str, min: usize, max: usize) -> Result<(), StoreError> {
+pub(super) fn bounded(what: &str, text: &str, min: usize, max: usize) -> Result<(), StoreError> {
     if text.len() < min {
         return Err(StoreError::InvalidInput(format!("{what} is empty")));
     }

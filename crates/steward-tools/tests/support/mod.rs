@@ -61,6 +61,9 @@ CREATE TABLE memory_docs (id INTEGER PRIMARY KEY, kind TEXT);
 CREATE TABLE memory_fts (id INTEGER PRIMARY KEY, text TEXT);
 CREATE TABLE embedding_models (id INTEGER PRIMARY KEY, model_id TEXT);
 CREATE TABLE embeddings (id INTEGER PRIMARY KEY, model_id TEXT);
+-- The usage ledger: a model that could write it could hide what it cost.
+CREATE TABLE model_usage (id INTEGER PRIMARY KEY, model TEXT, cost_micro_usd INTEGER);
+INSERT INTO model_usage VALUES (1, 'openai:gpt-4o', 3500);
 CREATE TABLE memory_vec_384_1 (rowid INTEGER PRIMARY KEY, embedding BLOB);
 INSERT INTO memory_vec_384_1 VALUES (1, x'00');
 -- The web sign-in's sessions: a row here is a way into the web app.

@@ -2,7 +2,7 @@
 //! and flattening tables into dotted keys with unknown-key detection.
 //!
 //! Owns: which file is used and turning it into raw values keyed by registry key
-//! (plus raw user-defined provider tables). Does not own: validating values against
+//! (plus raw user-defined provider tables, MCP servers and prices). Does not own: validating values against
 //! rules (see `mod`/`providers`), or env handling beyond what discovery needs.
 //!
 //! Discovery order: `--config` path, else `$STEWARD_CONFIG`, else `./steward.toml`,
@@ -30,6 +30,8 @@ pub(crate) struct FileDoc {
     pub providers: Vec<RawProvider>,
     /// `[mcp.servers.NAME]` tables (see `mcp`).
     pub mcp: Vec<super::mcp::RawServer>,
+    /// `[prices]` entries (see `prices`).
+    pub prices: Vec<super::prices::RawPrice>,
 }
 
 #[derive(Debug)]
@@ -151,6 +153,15 @@ impl Walker<'_> {
                     DeValue::Table(t) => {
                         let (servers, mut errors) = super::mcp::collect(t, self.text, self.path);
                         self.doc.mcp = servers;
+                        self.errors.append(&mut errors);
+                    }
+                    _ => self.errors.push(self.unknown(key, line, &known_keys())),
+                }
+            } else if key == "prices" {
+                match v.get_ref() {
+                    DeValue::Table(t) => {
+                        let (prices, mut errors) = super::prices::collect(t, self.text, self.path);
+                        self.doc.prices = prices;
                         self.errors.append(&mut errors);
                     }
                     _ => self.errors.push(self.unknown(key, line, &known_keys())),

@@ -11,6 +11,7 @@
 mod file;
 mod llm;
 mod mcp;
+mod prices;
 mod providers;
 mod registry;
 mod rules;
@@ -41,9 +42,10 @@ pub fn config_reference() -> String {
          page (only the keys that say so; kept in the database) < environment variables. The config \
          file is the one named by `--config PATH`, else by `STEWARD_CONFIG`, else \
          `./steward.toml` if it exists, else `<data_dir>/steward.toml` if it exists (`data_dir` \
-         here comes from the environment or the default, never from the file being looked for).\n\n{}\n{}",
+         here comes from the environment or the default, never from the file being looked for).\n\n{}\n{}{}",
         render_docs(),
-        mcp::DOCS
+        mcp::DOCS,
+        prices::docs()
     )
 }
 
@@ -288,6 +290,16 @@ pub fn load_reporting_with_cwd(
             match mcp::build(raw, p, &env) {
                 Ok((spec, entry)) => {
                     settings.mcp_servers.push(spec);
+                    entries.push(entry);
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+        // After the providers: a price names one.
+        for raw in &doc.prices {
+            match prices::build(raw, &settings, p) {
+                Ok((price, entry)) => {
+                    settings.prices.push((raw.model.clone(), price));
                     entries.push(entry);
                 }
                 Err(e) => problems.push(e),

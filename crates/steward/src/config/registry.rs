@@ -3,7 +3,8 @@
 //!
 //! Owns: the declaration of every built-in key (each exactly once). Does not own:
 //! reading files or env (see `file`, `mod`), user-defined `[providers.NAME]` tables
-//! (see `file`), or rendering (see `show`). Adding a key = adding one entry here.
+//! (see `file`; their keys are `USER_PROVIDER_KEYS`), the `[prices]` entries (`prices`; their
+//! keys are `PRICE_KEYS`), or rendering (see `show`). Adding a key = adding one entry here.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -822,6 +823,19 @@ pub(crate) const USER_PROVIDER_KEYS: [(&str, Rule, bool); 6] = [
     ("api_key", Rule::ApiKey, true),
     ("stream", Rule::Bool, false),
     ("parts", Rule::PartKinds, false),
+];
+
+/// Fields of one `prices."provider:model"` entry (`prices.rs`), both required, each by
+/// `steward_llm::UsdPerMillion`'s rule.
+pub(crate) const PRICE_KEYS: [(&str, &str); 2] = [
+    (
+        "input",
+        "US dollars per million input (prompt) tokens, 0 to 10000",
+    ),
+    (
+        "output",
+        "US dollars per million output (completion) tokens, 0 to 10000",
+    ),
 ];
 
 pub(crate) fn find(key: &str) -> Option<&'static Field> {

@@ -42,6 +42,8 @@ pub struct Settings {
     /// `[mcp.servers.NAME]` tables, in name order. Env and header values are secrets: the
     /// spec's `Debug` shows only their names.
     pub mcp_servers: Vec<steward_mcp::ServerSpec>,
+    /// `[prices]` entries: the owner's price of each `provider:model`, in file order.
+    pub prices: Vec<(String, steward_llm::Price)>,
 }
 
 /// The HTTP server's connection limits, CORS origins and proxy trust (`http.*` besides the
@@ -335,12 +337,22 @@ impl Settings {
             parts: steward_protocol::PartLimits::default(),
             providers,
             mcp_servers: Vec::new(),
+            prices: Vec::new(),
         }
     }
 
     /// The provider with this name, if configured.
     pub fn provider(&self, name: &str) -> Option<&ProviderSettings> {
         self.providers.iter().find(|p| p.name == name)
+    }
+
+    /// What model calls cost: the built-in prices with the `[prices]` entries over them.
+    pub fn price_table(&self) -> steward_llm::PriceTable {
+        self.prices
+            .iter()
+            .fold(steward_llm::PriceTable::builtin(), |t, (model, price)| {
+                t.with_override(model.clone(), *price)
+            })
     }
 
     /// Every secret value in the configuration (the API token, provider and search keys,
@@ -403,6 +415,7 @@ impl fmt::Debug for Settings {
             .field("parts", &self.parts)
             .field("providers", &self.providers)
             .field("mcp_servers", &self.mcp_servers)
+            .field("prices", &self.prices)
             .finish()
     }
 }
