@@ -7,7 +7,8 @@ pub(crate) mod memory;
 mod text;
 
 pub(crate) use approvals::{
-    action, action_id, audit, grant, grant_id, id, patch, score, text as free_text, tool_name,
+    action, action_id, audit, audit_batch, grant, grant_id, id, patch, score, text as free_text,
+    tool_name,
 };
 pub use text::{NUL_REPLACEMENT, storable};
 

@@ -41,6 +41,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         10,
         include_str!("../../migrations/sqlite/V10__web_sessions.sql"),
     ),
+    (
+        12,
+        include_str!("../../migrations/sqlite/V12__read_later_read.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose
