@@ -264,7 +264,9 @@ mod tests {
             let json = serde_json::to_string(&kind).unwrap();
             assert_eq!(json, format!("\"{}\"", kind.as_str()));
         }
-        for other in ["created", "running", "executed", "revise", "Confirm", "", "confirm "] {
+        for other in [
+            "created", "running", "executed", "revise", "Confirm", "", "confirm ",
+        ] {
             assert_eq!(DecisionKind::from_event(other), None, "{other:?}");
         }
     }
