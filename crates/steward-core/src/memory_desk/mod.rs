@@ -191,7 +191,8 @@ pub trait MemoryDesk: Send + Sync + 'static {
     /// Confirm a row written in a turn that had read untrusted content: from then on every
     /// conversation may see it.
     async fn confirm(&self, who: &Principal, row: Unconfirmed) -> Result<(), MemoryDeskError>;
-    /// The follow-ups kept (open ones only unless `include_done`), in no particular order.
+    /// The follow-ups kept (open ones only unless `include_done`): soonest due first, undated
+    /// last, then oldest first.
     async fn reminders(
         &self,
         who: &Principal,
