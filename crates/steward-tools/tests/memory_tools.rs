@@ -346,7 +346,11 @@ async fn read_later_accepts_web_links_only() {
         assert!(!out.ok, "{url}: {}", out.output);
     }
     assert_eq!(
-        f.store.list_read_later(USER, &[], false, 10).await.unwrap().len(),
+        f.store
+            .list_read_later(USER, &[], false, 10)
+            .await
+            .unwrap()
+            .len(),
         1
     );
 }
