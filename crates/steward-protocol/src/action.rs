@@ -115,6 +115,7 @@ impl Decision {
 /// writes it), so what ran, failed or was interrupted afterwards is the action's `status` and
 /// `outcome`, not another decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum DecisionKind {
     /// Someone confirmed it (it then ran, or failed, or was interrupted).
@@ -149,6 +150,7 @@ impl DecisionKind {
 
 /// Who took an action out of `pending`, how, where and when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ActionDecided {
     pub decision: DecisionKind,
     /// `system` for an expiry the sweep made.
@@ -159,6 +161,7 @@ pub struct ActionDecided {
 
 /// One line of an action's audit trail as surfaces show it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuditStep {
     /// "created", "confirm", "running", "executed", "revise", "expire", ... (the trail's
     /// words: the same as the event feed's `event`).

@@ -113,7 +113,8 @@ fn parse_status(raw: Option<&str>) -> Result<Option<ActionStatus>, ApiError> {
     }
 }
 
-/// Actions by status (pending by default), newest first, each with its card.
+/// Actions by status (pending by default), newest first, each with its card and how it was
+/// decided.
 #[utoipa::path(
     get,
     path = "/api/v1/approvals",
@@ -166,7 +167,8 @@ fn decided_view(
     item
 }
 
-/// One action and its card (whose `revision` a confirm must send back).
+/// One action and its card (whose `revision` a confirm must send back), how it was decided
+/// and its whole audit trail, oldest first.
 #[utoipa::path(
     get,
     path = "/api/v1/approvals/{id}",
@@ -174,7 +176,7 @@ fn decided_view(
     tag = "approvals",
     params(("id" = String, Path, description = "The action id")),
     responses(
-        (status = 200, description = "The action and its card", body = crate::apidoc::schemas::ApprovalView),
+        (status = 200, description = "The action, its card, how it was decided and its audit trail", body = crate::apidoc::schemas::ApprovalPage),
         (status = 400, response = crate::apidoc::BadRequest),
         (status = 401, response = crate::apidoc::Unauthorized),
         (status = 404, response = crate::apidoc::NotFound),
@@ -200,8 +202,19 @@ pub(crate) async fn get_one(
     Ok(Json(item))
 }
 
-/// `GET /api/v1/approvals/count`: `{"pending": N}`, a count without cards, for a badge that
-/// every page shows. (Action ids are Steward's UUIDs, so none is spelled `count`.)
+/// How many actions await a decision: a count without cards, for a badge that every page
+/// shows. (Action ids are Steward's UUIDs, so none is spelled `count`.)
+#[utoipa::path(
+    get,
+    path = "/api/v1/approvals/count",
+    operation_id = "count_pending_approvals",
+    tag = "approvals",
+    responses(
+        (status = 200, description = "The pending count", body = crate::apidoc::schemas::PendingCount),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
 pub(crate) async fn count(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
     let pending = state.approvals.pending_count().await.map_err(desk_error)?;
     Ok(Json(json!({"pending": pending})))

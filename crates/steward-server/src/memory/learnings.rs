@@ -34,6 +34,25 @@ fn learning_json(learning: &Learning) -> Value {
     })
 }
 
+/// What reflection learned about the owner, most recurrent first.
+#[utoipa::path(
+    get,
+    path = "/api/v1/learnings",
+    operation_id = "list_learnings",
+    tag = "memory",
+    params(
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "At most this many (default 50)"),
+    ),
+    responses(
+        (status = 200, description = "The learnings", body = crate::apidoc::schemas::LearningList),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn list_learnings(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -49,6 +68,24 @@ pub(crate) async fn list_learnings(
     Ok(Json(json!({"learnings": learnings})))
 }
 
+/// Forget a learning (reflection may learn it again, from scratch).
+#[utoipa::path(
+    delete,
+    path = "/api/v1/learnings/{id}",
+    operation_id = "delete_learning",
+    tag = "memory",
+    params(("id" = i64, Path, minimum = 1, description = "The learning id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn delete_learning(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,

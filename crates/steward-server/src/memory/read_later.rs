@@ -32,9 +32,10 @@ pub(crate) struct ListQuery {
     limit: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// `true`: read (done); `false`: unread again.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct MarkRead {
+pub(crate) struct MarkRead {
     read: bool,
 }
 
@@ -50,6 +51,27 @@ fn item_json(item: &ReadLater) -> Value {
     })
 }
 
+/// The owner's read-later items, newest first: unread ones unless `include_read`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/read-later",
+    operation_id = "list_read_later",
+    tag = "memory",
+    params(
+        ("tag" = Option<String>, Query, description = "Only items with this tag"),
+        ("include_read" = Option<bool>, Query, description = "Also the items marked read (default false)"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "At most this many (default 50)"),
+    ),
+    responses(
+        (status = 200, description = "The items", body = crate::apidoc::schemas::ReadLaterList),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn list_read_later(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -70,6 +92,26 @@ pub(crate) async fn list_read_later(
     Ok(Json(json!({"items": items})))
 }
 
+/// Mark an item read, or unread again.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/read-later/{id}",
+    operation_id = "patch_read_later",
+    tag = "memory",
+    params(("id" = i64, Path, minimum = 1, description = "The item id")),
+    request_body(content = MarkRead, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The item after", body = crate::apidoc::schemas::ReadLaterReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn patch_read_later(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -87,6 +129,24 @@ pub(crate) async fn patch_read_later(
     Ok(Json(json!({"item": item_json(&item)})))
 }
 
+/// Delete a read-later item.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/read-later/{id}",
+    operation_id = "delete_read_later",
+    tag = "memory",
+    params(("id" = i64, Path, minimum = 1, description = "The item id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn delete_read_later(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,

@@ -29,9 +29,10 @@ pub(crate) struct ListQuery {
     limit: Option<String>,
 }
 
-#[derive(Deserialize)]
+/// `true`: done; `false`: open again.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct MarkDone {
+pub(crate) struct MarkDone {
     done: bool,
 }
 
@@ -47,6 +48,27 @@ fn reminder_json(intention: &Intention) -> Value {
     })
 }
 
+/// The follow-ups Steward keeps for the owner, soonest due first: open ones unless
+/// `include_done`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/reminders",
+    operation_id = "list_reminders",
+    tag = "memory",
+    params(
+        ("include_done" = Option<bool>, Query, description = "Also the ones marked done (default false)"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000, description = "At most this many (default 100)"),
+    ),
+    responses(
+        (status = 200, description = "The reminders", body = crate::apidoc::schemas::ReminderList),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn list_reminders(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -66,6 +88,26 @@ pub(crate) async fn list_reminders(
     Ok(Json(json!({"reminders": reminders})))
 }
 
+/// Mark a follow-up done, or open again.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/reminders/{id}",
+    operation_id = "patch_reminder",
+    tag = "memory",
+    params(("id" = i64, Path, minimum = 1, description = "The reminder id")),
+    request_body(content = MarkDone, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The reminder after", body = crate::apidoc::schemas::ReminderReply),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 415, response = crate::apidoc::UnsupportedMediaType),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn patch_reminder(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
@@ -83,6 +125,24 @@ pub(crate) async fn patch_reminder(
     Ok(Json(json!({"reminder": reminder_json(&reminder)})))
 }
 
+/// Delete a follow-up.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/reminders/{id}",
+    operation_id = "delete_reminder",
+    tag = "memory",
+    params(("id" = i64, Path, minimum = 1, description = "The reminder id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, response = crate::apidoc::BadRequest),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 404, response = crate::apidoc::NotFound),
+        (status = 413, response = crate::apidoc::PayloadTooLarge),
+        (status = 422, response = crate::apidoc::InvalidRequest),
+        (status = 500, response = crate::apidoc::Internal),
+        (status = 503, response = crate::apidoc::Unavailable),
+    ),
+)]
 pub(crate) async fn delete_reminder(
     State(state): State<AppState>,
     Authenticated(who): Authenticated,
