@@ -1,8 +1,8 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
-//! approval and grant routes, the memory routes (facts, notes, search), the
-//! OpenAI-compatible API, the web app's embedded files (`assets`), the web app's sign-in
-//! (sessions, cookie auth beside the bearer token, CSRF, the failed-sign-in limit) and
-//! hostile-input handling.
+//! approval and grant routes, the memory routes (facts, notes, search, read-later, learnings,
+//! reminders), the OpenAI-compatible API, the web app's embedded files (`assets`), the web
+//! app's sign-in (sessions, cookie auth beside the bearer token, CSRF, the failed-sign-in
+//! limit) and hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
 //! HTTP responses, the accept loop (`listen`: connection caps, header and idle deadlines,
@@ -69,8 +69,9 @@ pub struct ServerConfig {
     pub owner: PrincipalId,
     /// Bodies larger than this get 413.
     pub max_body_bytes: usize,
-    /// Memory behind the `/api/v1/facts`, `/api/v1/notes` and `/api/v1/memory/search`
-    /// routes; `None` = those routes answer 503.
+    /// Memory behind the `/api/v1/facts`, `/api/v1/notes`, `/api/v1/memory/search`,
+    /// `/api/v1/read-later`, `/api/v1/learnings` and `/api/v1/reminders` routes; `None` = those
+    /// routes answer 503.
     pub memory: Option<Arc<dyn MemoryDesk>>,
     /// Steward's MCP server (streamable HTTP), answering at `/mcp` behind the bearer token;
     /// `None` = `/mcp` is not served.
