@@ -1,6 +1,5 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
 //! approval and grant routes, the memory routes (facts, notes, search, read-later, learnings,
-//! approval and grant routes, the memory routes (facts, notes, search, read-later, learnings,
 //! reminders), the OpenAI-compatible API, the web app's embedded files (`assets`), the web
 //! app's sign-in (sessions, cookie auth beside the bearer token, CSRF, the failed-sign-in
 //! limit) and hostile-input handling.
