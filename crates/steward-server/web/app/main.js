@@ -6,8 +6,12 @@ import { register } from './router.js';
 import { boot } from './shell.js';
 import signin from './pages/signin.js';
 import chat from './pages/chat.js';
+import approvals from './pages/approvals.js';
+import memory from './pages/memory.js';
 
 register(signin);
 register(chat);
+register(approvals);
+register(memory);
 
 boot();
