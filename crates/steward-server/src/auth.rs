@@ -25,7 +25,9 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::fmt;
-use steward_protocol::Principal;
+use crate::session::CookieSession;
+use std::convert::Infallible;
+use steward_protocol::{Principal, Surface};
 
 /// The configured API token. Kept as bytes and never printed.
 pub(crate) struct Token(Vec<u8>);
@@ -161,6 +163,21 @@ impl<S: Send + Sync> FromRequestParts<S> for Authenticated {
             Some(principal) => Ok(Authenticated(principal.clone())),
             None => Err(unauthorized(Flavor::for_path(parts.uri.path()))),
         }
+    }
+}
+
+/// The surface a request came from, by the credential `authenticate` accepted: the web app's
+/// session cookie is `web`, the bearer token `http`. What an approval's history shows as
+/// "from the web app" or "from the API".
+pub(crate) struct RequestSurface(pub(crate) Surface);
+
+impl<S: Send + Sync> FromRequestParts<S> for RequestSurface {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        // `authenticate` puts the session in only when the cookie, not a bearer, decided.
+        let web = parts.extensions.get::<CookieSession>().is_some();
+        Ok(RequestSurface(if web { Surface::Web } else { Surface::Http }))
     }
 }
 

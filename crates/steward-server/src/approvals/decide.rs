@@ -9,7 +9,7 @@
 
 use super::{action_id, desk_error, view};
 use crate::AppState;
-use crate::auth::Authenticated;
+use crate::auth::{Authenticated, RequestSurface};
 use crate::body::{parse_json, read_bytes};
 use crate::error::{ApiError, VANISHED_MESSAGE, failure_kind_str};
 use axum::Json;
@@ -52,6 +52,7 @@ use tracing::Instrument;
 pub(crate) async fn confirm(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
+    RequestSurface(surface): RequestSurface,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -63,6 +64,7 @@ pub(crate) async fn confirm(
         id.as_str(),
         Decision::Confirm { revision },
         principal,
+        surface,
     )
     .await
 }
@@ -134,13 +136,14 @@ fn shown_revision(
 pub(crate) async fn cancel(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
+    RequestSurface(surface): RequestSurface,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let id = action_id(path)?;
     no_fields(&headers, body)?;
-    decide(&state, id.as_str(), Decision::Cancel, principal).await
+    decide(&state, id.as_str(), Decision::Cancel, principal, surface).await
 }
 
 /// Ask for an edit in words.
@@ -168,6 +171,7 @@ pub(crate) async fn cancel(
 pub(crate) async fn request_edit(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
+    RequestSurface(surface): RequestSurface,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -176,7 +180,7 @@ pub(crate) async fn request_edit(
     no_fields(&headers, body)?;
     let action = state
         .approvals
-        .request_edit(id.as_str(), principal, Surface::Http)
+        .request_edit(id.as_str(), principal, surface)
         .await
         .map_err(desk_error)?;
     Ok(Json(view(state.approvals.as_ref(), &action)).into_response())
@@ -213,6 +217,7 @@ pub(crate) struct ReviseRequest {
 pub(crate) async fn revise(
     State(state): State<AppState>,
     Authenticated(principal): Authenticated,
+    RequestSurface(surface): RequestSurface,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -229,7 +234,7 @@ pub(crate) async fn revise(
     let decision = Decision::Revise {
         arguments: req.arguments,
     };
-    decide(&state, id.as_str(), decision, principal).await
+    decide(&state, id.as_str(), decision, principal, surface).await
 }
 
 /// Cancel and edit take no input: an empty body or `{}`. Anything more is refused rather
@@ -268,12 +273,13 @@ async fn decide(
     id: &str,
     decision: Decision,
     principal: Principal,
+    surface: Surface,
 ) -> Result<Response, ApiError> {
     tracing::info!(decision = decision.name(), "approval decision requested");
     // On its own task: a client hanging up must not cancel a decision half-way through
     // `resolve`, nor cut the agent's follow-up turn short.
     let task = tokio::spawn(
-        resolve(state.approvals.clone(), id.to_owned(), decision, principal)
+        resolve(state.approvals.clone(), id.to_owned(), decision, principal, surface)
             .instrument(tracing::Span::current()),
     );
     let outcome = task
@@ -318,10 +324,11 @@ async fn resolve(
     id: String,
     decision: Decision,
     principal: Principal,
+    surface: Surface,
 ) -> Result<Outcome, ApprovalError> {
     let is_revise = matches!(decision, Decision::Revise { .. });
     let resolution = desk
-        .resolve(&id, decision, principal, Surface::Http)
+        .resolve(&id, decision, principal, surface)
         .await?;
     Ok(match resolution {
         Resolution::Applied { action, follow_up } if is_revise => {
