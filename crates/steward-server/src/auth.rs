@@ -17,6 +17,7 @@
 
 use crate::AppState;
 use crate::error::{ApiError, Flavor};
+use crate::session::CookieSession;
 use crate::session::secret::{CookieSecret, CsrfToken, cookie_secret};
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
@@ -24,9 +25,8 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use std::fmt;
-use crate::session::CookieSession;
 use std::convert::Infallible;
+use std::fmt;
 use steward_protocol::{Principal, Surface};
 
 /// The configured API token. Kept as bytes and never printed.
@@ -177,7 +177,11 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestSurface {
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         // `authenticate` puts the session in only when the cookie, not a bearer, decided.
         let web = parts.extensions.get::<CookieSession>().is_some();
-        Ok(RequestSurface(if web { Surface::Web } else { Surface::Http }))
+        Ok(RequestSurface(if web {
+            Surface::Web
+        } else {
+            Surface::Http
+        }))
     }
 }
 

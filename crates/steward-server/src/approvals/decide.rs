@@ -279,8 +279,14 @@ async fn decide(
     // On its own task: a client hanging up must not cancel a decision half-way through
     // `resolve`, nor cut the agent's follow-up turn short.
     let task = tokio::spawn(
-        resolve(state.approvals.clone(), id.to_owned(), decision, principal, surface)
-            .instrument(tracing::Span::current()),
+        resolve(
+            state.approvals.clone(),
+            id.to_owned(),
+            decision,
+            principal,
+            surface,
+        )
+        .instrument(tracing::Span::current()),
     );
     let outcome = task
         .await
@@ -327,9 +333,7 @@ async fn resolve(
     surface: Surface,
 ) -> Result<Outcome, ApprovalError> {
     let is_revise = matches!(decision, Decision::Revise { .. });
-    let resolution = desk
-        .resolve(&id, decision, principal, surface)
-        .await?;
+    let resolution = desk.resolve(&id, decision, principal, surface).await?;
     Ok(match resolution {
         Resolution::Applied { action, follow_up } if is_revise => {
             if let Some(rx) = follow_up {

@@ -33,3 +33,4 @@ mod sign_in;
 mod status;
 mod support;
 mod web_support;
+mod web_surface;

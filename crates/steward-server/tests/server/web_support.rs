@@ -2,7 +2,8 @@
 //! `ManualClock`, the owner's password set, and a conversations desk over the same store;
 //! signing in and sending requests with the session cookie.
 
-use crate::support::{Fake, Server, TOKEN, client, config, json_of, start_with};
+use crate::desk::FakeDesk;
+use crate::support::{Fake, Server, TOKEN, client, config, json_of, start_full};
 use reqwest::header::{CONTENT_TYPE, COOKIE, SET_COOKIE};
 use reqwest::{Method, Response};
 use serde_json::{Value, json};
@@ -70,6 +71,8 @@ pub struct WebOptions {
     pub trusted_proxy: bool,
     /// No password stored (only the token signs in).
     pub no_password: bool,
+    /// The approval desk behind the routes (none: an empty one).
+    pub desk: Option<Arc<FakeDesk>>,
 }
 
 pub async fn start_web(options: WebOptions) -> WebServer {
@@ -94,7 +97,8 @@ pub async fn start_web_with(fake: Arc<Fake>, options: WebOptions) -> WebServer {
     });
     cfg.conversations = Some(Arc::new(StoreDesk(store.clone())));
     cfg.trusted_proxy = options.trusted_proxy;
-    let server = start_with(fake, cfg).await;
+    let desk = options.desk.unwrap_or_else(FakeDesk::empty);
+    let server = start_full(fake, desk, cfg).await;
     WebServer {
         server,
         clock,

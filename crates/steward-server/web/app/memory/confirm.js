@@ -1,6 +1,6 @@
 // The in-page "are you sure?" step before a delete: the row's buttons give way to a question
-// and two real buttons (Delete / Keep), focus moving to Keep so Enter does no harm. Never
-// `window.confirm`: a dialog the browser owns threw on older clients in the reference
+// and two real buttons (Delete / Keep), focus moving to Keep so Enter does no harm. Never the
+// browser's own confirm dialog: it threw on older clients in the reference
 // assistant, and it cannot be styled, tested or read by axe.
 
 import { h } from '../dom.js';
