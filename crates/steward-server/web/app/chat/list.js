@@ -78,7 +78,10 @@ export class ConversationList {
 
   paint() {
     this.statusEl.textContent = this.items.length ? '' : 'No conversations yet.';
-    replace(this.listEl, this.items.map((c) => this.item(c)));
+    // A row the owner is renaming or deleting stays as it is: a refresh (a turn ended in
+    // another conversation) must not throw away what they are typing.
+    const editing = new Map(Array.from(this.listEl.querySelectorAll('li.conv-item[data-editing]'), (li) => [li.dataset.id, li]));
+    replace(this.listEl, this.items.map((c) => editing.get(c.id) || this.item(c)));
     this.setCurrent(this.current);
     this.hooks.painted?.();
   }
@@ -90,6 +93,7 @@ export class ConversationList {
   }
 
   plain(li, c) {
+    delete li.dataset.editing;
     const title = titleOf(c);
     replace(li,
       h('a', { class: 'conv-link', href: `#/chat/${encodeURI(c.id)}`, 'data-id': c.id },
@@ -134,6 +138,7 @@ export class ConversationList {
       } } })),
     error);
     replace(li, form);
+    li.dataset.editing = 'rename';
     input.focus();
     input.select();
   }
@@ -161,6 +166,7 @@ export class ConversationList {
         } } }),
         keep),
       error));
+    li.dataset.editing = 'delete';
     keep.focus();
   }
 }
