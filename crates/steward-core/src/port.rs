@@ -3,8 +3,8 @@
 //! way an action leaves `pending`. Surfaces never call the model, tools or store themselves.
 
 use steward_protocol::{
-    ActionCard, ActionStatus, ConversationId, Decision, Grant, Inbound, PendingAction, Principal,
-    RequestKey, Surface, TurnEvent,
+    ActionCard, ActionDecided, ActionStatus, AuditStep, ConversationId, Decision, Grant, Inbound,
+    PendingAction, Principal, RequestKey, Surface, TurnEvent,
 };
 use tokio::sync::mpsc;
 
@@ -101,6 +101,16 @@ pub trait ApprovalDesk: Send + Sync + 'static {
         status: Option<ActionStatus>,
         limit: usize,
     ) -> Result<Vec<PendingAction>, ApprovalError>;
+    /// How each of `actions` left `pending`, in the same order: `None` for one that is still
+    /// pending (as listed). One store query for a whole listing, not one per action.
+    async fn decisions(
+        &self,
+        actions: &[PendingAction],
+    ) -> Result<Vec<Option<ActionDecided>>, ApprovalError>;
+    /// Every line of the action's audit trail, oldest first; `NotFound` for an unknown one.
+    async fn trail(&self, id: &str) -> Result<Vec<AuditStep>, ApprovalError>;
+    /// How many actions await a decision (a count: cheap enough for a badge on every page).
+    async fn pending_count(&self) -> Result<u64, ApprovalError>;
     /// The card for a surface that can show at most `max_chars` (None: no limit).
     fn card(&self, action: &PendingAction, max_chars: Option<usize>) -> ActionCard;
     /// Allow `tool` in `conversation` for `hours` (1..=168) without asking.

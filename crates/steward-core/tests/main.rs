@@ -10,6 +10,7 @@
 mod common;
 
 mod approval_execution;
+mod approval_history;
 mod approval_model;
 mod approvals;
 mod cancel;

@@ -65,7 +65,11 @@ async fn a_bare_link_is_saved_for_later_without_calling_the_model() {
     .await;
     assert!(final_text(&events).contains("read later"));
     assert_eq!(fake.request_count(), 0);
-    let saved = h.store.list_read_later("owner", &[], 10).await.unwrap();
+    let saved = h
+        .store
+        .list_read_later("owner", &[], false, 10)
+        .await
+        .unwrap();
     assert_eq!(saved.len(), 1);
     assert_eq!(saved[0].url, "https://example.com/article?id=7");
 }

@@ -1,13 +1,15 @@
 //! Read-only browsing for the surfaces that show memory to the user (the `steward memory`
-//! command, the `/api/v1/facts` and `/api/v1/notes` routes, the MCP server's listings, the
-//! `forget` tool's preview): one fact or note by key or id, and the plain listings.
+//! command, the `/api/v1/facts`, `/api/v1/notes`, `/api/v1/read-later`, `/api/v1/learnings`
+//! and `/api/v1/reminders` routes, the MCP server's listings, the `forget` tool's preview):
+//! one fact or note by key or id, and the plain listings. The owner's changes to read-later
+//! items, learnings and follow-ups are in `curate.rs`.
 //!
 //! Owns: nothing but passing these reads through, so surfaces never need the store itself.
 //! Does not own: recall ranking (`recall`), writes or any policy.
 
 use crate::{Memory, MemoryError};
 use steward_protocol::{Fact, Note};
-use steward_store::{Intention, MemoryFilter};
+use steward_store::{Intention, Learning, MemoryFilter, ReadLater};
 
 impl Memory {
     /// The fact stored under `key`, if any.
@@ -47,5 +49,29 @@ impl Memory {
         include_done: bool,
     ) -> Result<Vec<Intention>, MemoryError> {
         Ok(self.store.list_intentions(user, !include_done).await?)
+    }
+
+    /// Read-later items newest first (any of `tags` matches; empty = all), the read ones too
+    /// when `include_read`.
+    pub async fn list_read_later(
+        &self,
+        user: &str,
+        tags: &[String],
+        include_read: bool,
+        limit: usize,
+    ) -> Result<Vec<ReadLater>, MemoryError> {
+        Ok(self
+            .store
+            .list_read_later(user, tags, !include_read, limit)
+            .await?)
+    }
+
+    /// The learnings reflection kept, most recurrent first (then most recently seen).
+    pub async fn list_learnings(
+        &self,
+        user: &str,
+        limit: usize,
+    ) -> Result<Vec<Learning>, MemoryError> {
+        Ok(self.store.top_learnings(user, limit).await?)
     }
 }

@@ -8,6 +8,7 @@
 mod browse;
 pub mod config;
 pub mod context;
+mod curate;
 pub mod embed;
 pub mod fusion;
 pub mod gate;

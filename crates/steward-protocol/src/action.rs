@@ -1,5 +1,6 @@
 //! Pending actions: a consequential tool call (or a plan of them) parked until a human
-//! decides. Only `Approvals::resolve` in steward-core moves an action out of `Pending`.
+//! decides, and how it was decided as surfaces show it (`ActionDecided`, `AuditStep`). Only
+//! `Approvals::resolve` in steward-core moves an action out of `Pending`.
 
 use crate::{ConversationId, PrincipalId, Surface};
 use serde::{Deserialize, Serialize};
@@ -109,6 +110,71 @@ impl Decision {
     }
 }
 
+/// How an action left `pending`: the decisive line of its audit trail. Exactly one such line
+/// exists for every action that is no longer pending (the compare-and-set out of `pending`
+/// writes it), so what ran, failed or was interrupted afterwards is the action's `status` and
+/// `outcome`, not another decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    /// Someone confirmed it (it then ran, or failed, or was interrupted).
+    Confirm,
+    /// Someone cancelled it.
+    Cancel,
+    /// Nobody decided in time (the sweep, or a late decision that found it overdue).
+    Expire,
+}
+
+impl DecisionKind {
+    pub const ALL: [DecisionKind; 3] = [
+        DecisionKind::Confirm,
+        DecisionKind::Cancel,
+        DecisionKind::Expire,
+    ];
+
+    /// The audit trail's word for it: the resolve path writes exactly these events.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionKind::Confirm => "confirm",
+            DecisionKind::Cancel => "cancel",
+            DecisionKind::Expire => "expire",
+        }
+    }
+
+    /// The decision an audit event records, if it records one.
+    pub fn from_event(event: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|d| d.as_str() == event)
+    }
+}
+
+/// Who took an action out of `pending`, how, where and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ActionDecided {
+    pub decision: DecisionKind,
+    /// `system` for an expiry the sweep made.
+    pub by: PrincipalId,
+    pub surface: Surface,
+    pub at_ms: i64,
+}
+
+/// One line of an action's audit trail as surfaces show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AuditStep {
+    /// "created", "confirm", "running", "executed", "revise", "expire", ... (the trail's
+    /// words: the same as the event feed's `event`).
+    pub event: String,
+    pub by: PrincipalId,
+    pub surface: Surface,
+    pub at_ms: i64,
+    /// What the entry adds (a revision's arguments, `{"was": ...}` for an interruption);
+    /// absent when it adds nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<serde_json::Value>,
+}
+
 /// A parked action as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -192,6 +258,36 @@ mod tests {
         );
         assert!(!ActionStatus::Running.is_terminal());
         assert!(!ActionStatus::Confirmed.is_terminal());
+    }
+
+    #[test]
+    fn each_decision_is_one_audit_event_and_nothing_else_is() {
+        for kind in DecisionKind::ALL {
+            assert_eq!(DecisionKind::from_event(kind.as_str()), Some(kind));
+            let json = serde_json::to_string(&kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", kind.as_str()));
+        }
+        for other in [
+            "created", "running", "executed", "revise", "Confirm", "", "confirm ",
+        ] {
+            assert_eq!(DecisionKind::from_event(other), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn an_audit_step_without_detail_leaves_the_field_out() {
+        let step = AuditStep {
+            event: "created".into(),
+            by: PrincipalId::parse("ann").unwrap(),
+            surface: Surface::Http,
+            at_ms: 5,
+            detail: None,
+        };
+        let json = serde_json::to_value(&step).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"event": "created", "by": "ann", "surface": "http", "at_ms": 5})
+        );
     }
 
     #[test]

@@ -21,7 +21,10 @@ pub mod untrusted;
 mod upload;
 mod values;
 
-pub use action::{ActionCard, ActionKind, ActionStatus, Decision, Grant, PendingAction};
+pub use action::{
+    ActionCard, ActionDecided, ActionKind, ActionStatus, AuditStep, Decision, DecisionKind, Grant,
+    PendingAction,
+};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use event::{FailureKind, TurnEvent};
 pub use feed::FeedEvent;

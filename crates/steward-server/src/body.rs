@@ -15,7 +15,9 @@ use serde_json::error::Category;
 use steward_protocol::{ConversationId, RequestKey};
 
 /// Parse a JSON body: 415 unless `Content-Type: application/json`, 413 beyond the body
-/// limit, 400 for malformed JSON, 422 for JSON of the wrong shape.
+/// limit, 400 for malformed JSON, 422 for JSON of the wrong shape. Every body is an object:
+/// anything else is the wrong shape (serde would otherwise fill a struct from an array by
+/// position, so `[true]` would pass for `{"read": true}`).
 pub(crate) fn parse_json<T: DeserializeOwned>(
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -28,6 +30,16 @@ pub(crate) fn parse_json<T: DeserializeOwned>(
         ));
     }
     let bytes = read_bytes(body)?;
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first.is_some_and(|b| *b != b'{')
+        && serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok()
+    {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_request",
+            "invalid request body: invalid type: expected a JSON object",
+        ));
+    }
     serde_json::from_slice(&bytes).map_err(|err| match err.classify() {
         Category::Data => ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -145,6 +157,22 @@ mod tests {
         assert!(!is_json(&ct("text/plain")));
         assert!(!is_json(&ct("application/jsonx")));
         assert!(!is_json(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn a_body_is_a_json_object_or_refused() {
+        let parse = |raw: &'static str| {
+            parse_json::<serde_json::Value>(&ct("application/json"), Ok(Bytes::from(raw)))
+        };
+        assert!(parse(" \n{\"a\": 1}").is_ok());
+        for shape in ["[true]", "\"x\"", "5", "null", " [ ]"] {
+            let err = parse(shape).unwrap_err();
+            assert_eq!(err.status(), StatusCode::UNPROCESSABLE_ENTITY, "{shape}");
+        }
+        for malformed in ["[", "{", "", "nope"] {
+            let err = parse(malformed).unwrap_err();
+            assert_eq!(err.status(), StatusCode::BAD_REQUEST, "{malformed:?}");
+        }
     }
 
     #[test]

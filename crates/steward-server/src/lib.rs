@@ -1,8 +1,8 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
-//! approval and grant routes, the memory routes (facts, notes, search), the status route, the
-//! OpenAI-compatible API, the web app's embedded files (`assets`), the web app's sign-in
-//! (sessions, cookie auth beside the bearer token, CSRF, the failed-sign-in limit) and
-//! hostile-input handling.
+//! approval and grant routes, the memory routes (facts, notes, search, read-later, learnings,
+//! reminders), the status route, the OpenAI-compatible API, the web app's embedded files
+//! (`assets`), the web app's sign-in (sessions, cookie auth beside the bearer token, CSRF, the
+//! failed-sign-in limit) and hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
 //! HTTP responses, the accept loop (`listen`: connection caps, header and idle deadlines,
@@ -73,8 +73,9 @@ pub struct ServerConfig {
     pub owner: PrincipalId,
     /// Bodies larger than this get 413.
     pub max_body_bytes: usize,
-    /// Memory behind the `/api/v1/facts`, `/api/v1/notes` and `/api/v1/memory/search`
-    /// routes; `None` = those routes answer 503.
+    /// Memory behind the `/api/v1/facts`, `/api/v1/notes`, `/api/v1/memory/search`,
+    /// `/api/v1/read-later`, `/api/v1/learnings` and `/api/v1/reminders` routes; `None` = those
+    /// routes answer 503.
     pub memory: Option<Arc<dyn MemoryDesk>>,
     /// Steward's MCP server (streamable HTTP), answering at `/mcp` behind the bearer token;
     /// `None` = `/mcp` is not served.
@@ -257,6 +258,7 @@ fn documented_routes(with_parts: DefaultBodyLimit, mcp: Option<Router>) -> Docum
         ))
         .routes(routes!(api::cancel_turn))
         .routes(routes!(approvals::list))
+        .routes(routes!(approvals::count))
         .routes(routes!(approvals::get_one))
         .routes(routes!(approvals::confirm))
         .routes(routes!(approvals::cancel))
@@ -272,6 +274,12 @@ fn documented_routes(with_parts: DefaultBodyLimit, mcp: Option<Router>) -> Docum
         .routes(routes!(memory::patch_note, memory::delete_note))
         .routes(routes!(memory::search))
         .routes(routes!(status::status))
+        .routes(routes!(memory::list_read_later))
+        .routes(routes!(memory::patch_read_later, memory::delete_read_later))
+        .routes(routes!(memory::list_learnings))
+        .routes(routes!(memory::delete_learning))
+        .routes(routes!(memory::list_reminders))
+        .routes(routes!(memory::patch_reminder, memory::delete_reminder))
         .routes(routes!(settings::list))
         .routes(routes!(settings::put, settings::reset))
         .routes(routes!(openai::chat_completions).layer(with_parts))

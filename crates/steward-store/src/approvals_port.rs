@@ -43,6 +43,11 @@ pub struct AuditRecord {
     pub conversation: Option<ConversationId>,
 }
 
+/// Most action ids one `first_audit_of` call takes (a listing shows at most 500).
+pub const MAX_AUDIT_BATCH: usize = 1_000;
+/// Most event names one `first_audit_of` call looks for.
+pub const MAX_AUDIT_EVENTS: usize = 16;
+
 /// A quality signal tied to a trace (e.g. `user_approval` 1 or 0, `user_edit`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Score {
@@ -135,6 +140,21 @@ pub trait ApprovalStore: Send + Sync {
     /// stamp before taking any lock).
     async fn list_audit(&self, action_id: &str) -> Result<Vec<AuditEntry>, StoreError>;
 
+    /// For each of `action_ids`, its first entry (in write order) whose event is one of
+    /// `events`; actions with none (or unknown) are left out. In write order, at most one per
+    /// action. Up to `MAX_AUDIT_BATCH` ids (each an action id) and 1..=`MAX_AUDIT_EVENTS` events
+    /// (each 1..=64 bytes): anything else is `InvalidInput`. One query for a whole listing,
+    /// where `list_audit` per action would be one each.
+    async fn first_audit_of(
+        &self,
+        action_ids: &[String],
+        events: &[&str],
+    ) -> Result<Vec<AuditEntry>, StoreError>;
+
+    /// How many actions have `status`: a count, no rows read (the pending badge every page
+    /// shows asks for it).
+    async fn count_actions(&self, status: ActionStatus) -> Result<u64, StoreError>;
+
     /// Up to `limit` entries of every action after position `after`, oldest first.
     async fn audit_since(&self, after: i64, limit: usize) -> Result<Vec<AuditRecord>, StoreError>;
 
@@ -222,6 +242,18 @@ impl<T: ApprovalStore + ?Sized> ApprovalStore for Arc<T> {
 
     async fn audit_since(&self, after: i64, limit: usize) -> Result<Vec<AuditRecord>, StoreError> {
         (**self).audit_since(after, limit).await
+    }
+
+    async fn first_audit_of(
+        &self,
+        action_ids: &[String],
+        events: &[&str],
+    ) -> Result<Vec<AuditEntry>, StoreError> {
+        (**self).first_audit_of(action_ids, events).await
+    }
+
+    async fn count_actions(&self, status: ActionStatus) -> Result<u64, StoreError> {
+        (**self).count_actions(status).await
     }
 
     async fn audit_head(&self) -> Result<i64, StoreError> {

@@ -29,7 +29,8 @@ mod validate;
 pub mod contract;
 
 pub use approvals_port::{
-    ActionPatch, ApprovalStore, AuditEntry, AuditRecord, CasGuard, Score, Transition,
+    ActionPatch, ApprovalStore, AuditEntry, AuditRecord, CasGuard, MAX_AUDIT_BATCH,
+    MAX_AUDIT_EVENTS, Score, Transition,
 };
 pub use blobs::{BlobError, BlobStore, FsBlobStore};
 pub use error::{BackendError, StoreError};

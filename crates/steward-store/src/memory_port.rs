@@ -135,6 +135,8 @@ pub struct ReadLater {
     pub title: String,
     pub tags: Vec<String>,
     pub created_at_ms: i64,
+    /// When the owner marked it read (done); `None` while it waits.
+    pub read_at_ms: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -217,13 +219,26 @@ pub trait MemoryStore: Send + Sync {
         tags: &[String],
         now_ms: i64,
     ) -> Result<ReadLater, StoreError>;
-    /// Newest first; `tags`: any matches, empty = all.
+    /// Newest first; `tags`: any matches, empty = all; `unread_only` leaves out the items
+    /// marked read.
     async fn list_read_later(
         &self,
         user: &str,
         tags: &[String],
+        unread_only: bool,
         limit: usize,
     ) -> Result<Vec<ReadLater>, StoreError>;
+    /// Mark `user`'s item `id` read (`read_at_ms` = now, or kept when it was read already) or
+    /// unread again. `None` when `user` has no such item (another user's is not theirs).
+    async fn mark_read_later(
+        &self,
+        user: &str,
+        id: i64,
+        read: bool,
+        now_ms: i64,
+    ) -> Result<Option<ReadLater>, StoreError>;
+    /// Also removes its full-text row and vectors. True if `user` had it.
+    async fn delete_read_later(&self, user: &str, id: i64) -> Result<bool, StoreError>;
 
     /// Same text (case-insensitive, trimmed) → recurrence + 1 and last_seen = now; else insert
     /// with 1. The first spelling is kept.
@@ -235,6 +250,9 @@ pub trait MemoryStore: Send + Sync {
     ) -> Result<Learning, StoreError>;
     /// Recurrence desc, then last_seen desc.
     async fn top_learnings(&self, user: &str, n: usize) -> Result<Vec<Learning>, StoreError>;
+    /// Also removes its full-text row and vectors. True if `user` had it. A learning seen again
+    /// after its deletion starts over at recurrence 1.
+    async fn delete_learning(&self, user: &str, id: i64) -> Result<bool, StoreError>;
 
     async fn add_intention(
         &self,
@@ -251,8 +269,16 @@ pub trait MemoryStore: Send + Sync {
     ) -> Result<Vec<Intention>, StoreError>;
     /// +1 nudge; refused (InvalidInput) past 3 nudges, for a closed or an unknown intention.
     async fn nudge_intention(&self, id: i64) -> Result<Intention, StoreError>;
-    /// True if it was open.
-    async fn close_intention(&self, id: i64) -> Result<bool, StoreError>;
+    /// Close (`done`) or reopen `user`'s intention `id`; its nudges are kept. `None` when
+    /// `user` has no such intention.
+    async fn set_intention_done(
+        &self,
+        user: &str,
+        id: i64,
+        done: bool,
+    ) -> Result<Option<Intention>, StoreError>;
+    /// Also removes its full-text row and vectors. True if `user` had it.
+    async fn delete_intention(&self, user: &str, id: i64) -> Result<bool, StoreError>;
 
     /// Same order as refs, missing ones skipped.
     async fn get_items(&self, refs: &[MemoryRef]) -> Result<Vec<MemoryItem>, StoreError>;
@@ -396,9 +422,24 @@ impl<T: MemoryStore + ?Sized> MemoryStore for Arc<T> {
         &self,
         user: &str,
         tags: &[String],
+        unread_only: bool,
         limit: usize,
     ) -> Result<Vec<ReadLater>, StoreError> {
-        (**self).list_read_later(user, tags, limit).await
+        (**self)
+            .list_read_later(user, tags, unread_only, limit)
+            .await
+    }
+    async fn mark_read_later(
+        &self,
+        user: &str,
+        id: i64,
+        read: bool,
+        now_ms: i64,
+    ) -> Result<Option<ReadLater>, StoreError> {
+        (**self).mark_read_later(user, id, read, now_ms).await
+    }
+    async fn delete_read_later(&self, user: &str, id: i64) -> Result<bool, StoreError> {
+        (**self).delete_read_later(user, id).await
     }
     async fn bump_learning(
         &self,
@@ -410,6 +451,9 @@ impl<T: MemoryStore + ?Sized> MemoryStore for Arc<T> {
     }
     async fn top_learnings(&self, user: &str, n: usize) -> Result<Vec<Learning>, StoreError> {
         (**self).top_learnings(user, n).await
+    }
+    async fn delete_learning(&self, user: &str, id: i64) -> Result<bool, StoreError> {
+        (**self).delete_learning(user, id).await
     }
     async fn add_intention(
         &self,
@@ -430,8 +474,16 @@ impl<T: MemoryStore + ?Sized> MemoryStore for Arc<T> {
     async fn nudge_intention(&self, id: i64) -> Result<Intention, StoreError> {
         (**self).nudge_intention(id).await
     }
-    async fn close_intention(&self, id: i64) -> Result<bool, StoreError> {
-        (**self).close_intention(id).await
+    async fn set_intention_done(
+        &self,
+        user: &str,
+        id: i64,
+        done: bool,
+    ) -> Result<Option<Intention>, StoreError> {
+        (**self).set_intention_done(user, id, done).await
+    }
+    async fn delete_intention(&self, user: &str, id: i64) -> Result<bool, StoreError> {
+        (**self).delete_intention(user, id).await
     }
     async fn get_items(&self, refs: &[MemoryRef]) -> Result<Vec<MemoryItem>, StoreError> {
         (**self).get_items(refs).await

@@ -8,7 +8,8 @@ mod text;
 pub(crate) mod usage;
 
 pub(crate) use approvals::{
-    action, action_id, audit, grant, grant_id, id, patch, score, text as free_text, tool_name,
+    action, action_id, audit, audit_batch, grant, grant_id, id, patch, score, text as free_text,
+    tool_name,
 };
 pub use text::{NUL_REPLACEMENT, storable};
 

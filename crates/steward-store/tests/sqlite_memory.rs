@@ -65,7 +65,7 @@ async fn a_v2_database_migrates_to_v3_keeping_its_data() {
     write_v2_database(&path);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 11);
+    assert_eq!(store.schema_version().unwrap(), 12);
     let old = ConversationId::parse("old").unwrap();
     assert_eq!(
         store.recent_messages(&old, 10).await.unwrap(),
@@ -93,7 +93,7 @@ async fn a_v2_database_migrates_to_v3_keeping_its_data() {
     drop(store);
     assert_eq!(
         SqliteStore::open(&path).unwrap().schema_version().unwrap(),
-        11
+        12
     );
 }
 
@@ -331,7 +331,7 @@ async fn rows_stored_under_the_older_rules_still_load() {
     let edited = store.update_note(n.id, &edit, 2).await.unwrap().unwrap();
     assert_eq!(edited.title, "renamed");
     assert_eq!(edited.tags, old_tags, "an edit of the title keeps the tags");
-    let items = store.list_read_later("u", &[], 10).await.unwrap();
+    let items = store.list_read_later("u", &[], false, 10).await.unwrap();
     assert_eq!(items.len(), 1);
     assert_eq!(items[0].id, r.id);
     assert_eq!(items[0].tags, old_tags);

@@ -329,7 +329,7 @@ async fn read_later_accepts_web_links_only() {
         )
         .await;
     assert!(out.starts_with("saved for later "), "{out}");
-    let items = f.store.list_read_later(USER, &[], 10).await.unwrap();
+    let items = f.store.list_read_later(USER, &[], false, 10).await.unwrap();
     assert_eq!(items.len(), 1);
     assert_eq!(items[0].title, "Async Rust");
     let found = f
@@ -346,7 +346,11 @@ async fn read_later_accepts_web_links_only() {
         assert!(!out.ok, "{url}: {}", out.output);
     }
     assert_eq!(
-        f.store.list_read_later(USER, &[], 10).await.unwrap().len(),
+        f.store
+            .list_read_later(USER, &[], false, 10)
+            .await
+            .unwrap()
+            .len(),
         1
     );
 }

@@ -23,6 +23,7 @@ mod config_prices;
 mod config_providers;
 mod config_web;
 mod docs_in_sync;
+mod e2e_approval_history;
 mod e2e_approvals;
 mod e2e_conn_limits;
 mod e2e_http;

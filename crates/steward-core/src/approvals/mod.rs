@@ -5,6 +5,7 @@
 //! compare-and-set; an architecture test fails if any other code calls it. `run.rs` runs an
 //! approved action's tool, `record.rs` holds the shared plumbing (audit, scores, clock),
 //! `desk.rs` the operations surfaces call (and the start-up recovery and expiry sweep),
+//! `history.rs` how each action was decided, its trail and the pending count,
 //! `follow_up.rs` the turn that continues after an approved action ran. Nothing here depends
 //! on the queues or the turn: the follow-up is started through the `FollowUps` port.
 
@@ -13,6 +14,7 @@ mod desk;
 mod edit;
 mod follow_up;
 mod gate;
+mod history;
 mod payload;
 mod policy;
 mod record;

@@ -8,7 +8,9 @@ use super::follow_up::{FollowUps, follow_up};
 use super::record::{Approvals, store_err};
 use super::run::{INTERRUPTED, RunResult, UNRECORDABLE, effect_changed_record, failpoint};
 use crate::port::{ApprovalError, Resolution};
-use steward_protocol::{ActionStatus, Decision, PendingAction, Principal, PrincipalId, Surface};
+use steward_protocol::{
+    ActionStatus, Decision, DecisionKind, PendingAction, Principal, PrincipalId, Surface,
+};
 use steward_store::{ActionPatch, AuditEntry, CasGuard, Transition};
 
 /// A confirmed action after its run was recorded.
@@ -90,7 +92,13 @@ impl Approvals {
             awaiting_edit: Some(false),
             ..ActionPatch::default()
         };
-        let entry = self.audit(&action, "confirm", String::new(), principal.id(), surface);
+        let entry = self.audit(
+            &action,
+            DecisionKind::Confirm.as_str(),
+            String::new(),
+            principal.id(),
+            surface,
+        );
         let confirmed = match self
             .cas(&action, guard, ActionStatus::Confirmed, &patch, &entry)
             .await?
@@ -300,7 +308,13 @@ impl Approvals {
             awaiting_edit: Some(false),
             ..ActionPatch::default()
         };
-        let entry = self.audit(&action, "cancel", String::new(), principal.id(), surface);
+        let entry = self.audit(
+            &action,
+            DecisionKind::Cancel.as_str(),
+            String::new(),
+            principal.id(),
+            surface,
+        );
         match self
             .cas(&action, guard, ActionStatus::Cancelled, &patch, &entry)
             .await?
@@ -432,7 +446,13 @@ impl Approvals {
             awaiting_edit: Some(false),
             ..ActionPatch::default()
         };
-        let entry = self.audit(action, "expire", String::new(), principal, surface);
+        let entry = self.audit(
+            action,
+            DecisionKind::Expire.as_str(),
+            String::new(),
+            principal,
+            surface,
+        );
         match self
             .cas(action, guard, ActionStatus::Expired, &patch, &entry)
             .await?

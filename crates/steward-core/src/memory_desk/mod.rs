@@ -1,6 +1,7 @@
 //! The port every surface reaches memory through (`MemoryDesk`): facts (list, set as the
 //! person's own word, forget), notes (list, get, save, edit, delete), recall, confirming
-//! quarantined rows, and the follow-ups kept (reminders). The HTTP routes, the terminal's
+//! quarantined rows, read-later items (list, mark read, delete), the learnings reflection
+//! kept (list, delete) and the follow-ups kept (reminders: list, mark done, delete). The HTTP routes, the terminal's
 //! `steward memory`, the MCP server (and later the web app and Telegram) are one path: the
 //! same checks, the same refusals in the same words, the same "another principal's row is not
 //! found".
@@ -14,6 +15,8 @@
 mod service;
 
 #[cfg(test)]
+mod kept_tests;
+#[cfg(test)]
 mod tests;
 
 pub use service::MemoryService;
@@ -21,7 +24,7 @@ pub use service::MemoryService;
 use std::fmt;
 use steward_memory::RecallHit;
 use steward_protocol::{ConversationId, Fact, MemoryKind, MemoryRef, Note, Principal, Quarantine};
-use steward_store::Intention;
+use steward_store::{Intention, Learning, ReadLater};
 
 /// Longest fact value, in bytes.
 pub const MAX_FACT_VALUE_BYTES: usize = 4_096;
@@ -102,6 +105,9 @@ pub enum Missing {
     Note,
     UnconfirmedFact,
     UnconfirmedNote,
+    ReadLater,
+    Learning,
+    Reminder,
 }
 
 impl fmt::Display for Missing {
@@ -111,6 +117,9 @@ impl fmt::Display for Missing {
             Missing::Note => "no such note",
             Missing::UnconfirmedFact => "no unconfirmed fact there",
             Missing::UnconfirmedNote => "no unconfirmed note there",
+            Missing::ReadLater => "no such read-later item",
+            Missing::Learning => "no such learning",
+            Missing::Reminder => "no such reminder",
         })
     }
 }
@@ -182,10 +191,45 @@ pub trait MemoryDesk: Send + Sync + 'static {
     /// Confirm a row written in a turn that had read untrusted content: from then on every
     /// conversation may see it.
     async fn confirm(&self, who: &Principal, row: Unconfirmed) -> Result<(), MemoryDeskError>;
-    /// The follow-ups kept (open ones only unless `include_done`), in no particular order.
+    /// The follow-ups kept (open ones only unless `include_done`): soonest due first, undated
+    /// last, then oldest first.
     async fn reminders(
         &self,
         who: &Principal,
         include_done: bool,
     ) -> Result<Vec<Intention>, MemoryDeskError>;
+    /// Read-later items newest first, only those with any of `tags` (as typed; empty = all),
+    /// the ones marked read too when `include_read`; at most `limit` (and `MAX_LISTING`).
+    async fn read_later(
+        &self,
+        who: &Principal,
+        tags: &[String],
+        include_read: bool,
+        limit: usize,
+    ) -> Result<Vec<ReadLater>, MemoryDeskError>;
+    /// Mark an item read (done) or, with `read` false, unread again.
+    async fn mark_read_later(
+        &self,
+        who: &Principal,
+        id: i64,
+        read: bool,
+    ) -> Result<ReadLater, MemoryDeskError>;
+    async fn delete_read_later(&self, who: &Principal, id: i64) -> Result<(), MemoryDeskError>;
+    /// The learnings reflection kept, most recurrent first; at most `limit` (and
+    /// `MAX_LISTING`).
+    async fn learnings(
+        &self,
+        who: &Principal,
+        limit: usize,
+    ) -> Result<Vec<Learning>, MemoryDeskError>;
+    /// Forget a learning (reflection may learn it again, from scratch).
+    async fn delete_learning(&self, who: &Principal, id: i64) -> Result<(), MemoryDeskError>;
+    /// Close a follow-up (`done`) or reopen it.
+    async fn mark_reminder(
+        &self,
+        who: &Principal,
+        id: i64,
+        done: bool,
+    ) -> Result<Intention, MemoryDeskError>;
+    async fn delete_reminder(&self, who: &Principal, id: i64) -> Result<(), MemoryDeskError>;
 }

@@ -16,7 +16,7 @@ use steward_memory::{Memory, MemoryError, RecallOptions};
 use steward_protocol::{
     Fact, FactKey, MemoryKind, MemoryRef, Note, Principal, Provenance, Tag, ValueError,
 };
-use steward_store::{Intention, MemoryFilter, NewNote, NoteEdit, StoreError};
+use steward_store::{Intention, Learning, MemoryFilter, NewNote, NoteEdit, ReadLater, StoreError};
 
 /// The desk over one `Memory` (cheap to clone).
 #[derive(Clone)]
@@ -38,6 +38,19 @@ impl MemoryService {
             Some(note) if note.user == who.as_str() => Ok(note),
             _ => Err(MemoryDeskError::NotFound(Missing::Note)),
         }
+    }
+}
+
+/// A row's own answer from the memory: found (`Some`/true) or not this principal's.
+fn found<T>(row: Option<T>, missing: Missing) -> Result<T, MemoryDeskError> {
+    row.ok_or(MemoryDeskError::NotFound(missing))
+}
+
+fn deleted(done: bool, missing: Missing) -> Result<(), MemoryDeskError> {
+    if done {
+        Ok(())
+    } else {
+        Err(MemoryDeskError::NotFound(missing))
     }
 }
 
@@ -273,5 +286,67 @@ impl MemoryDesk for MemoryService {
             .list_intentions(who.as_str(), include_done)
             .await
             .map_err(failed)
+    }
+
+    async fn read_later(
+        &self,
+        who: &Principal,
+        tags_wanted: &[String],
+        include_read: bool,
+        limit: usize,
+    ) -> Result<Vec<ReadLater>, MemoryDeskError> {
+        let tags = tags(tags_wanted)?;
+        self.memory
+            .list_read_later(who.as_str(), &tags, include_read, limit.min(MAX_LISTING))
+            .await
+            .map_err(failed)
+    }
+
+    // Ids are global and rows per person: the memory looks each row up by principal and id
+    // together, so another principal's id is simply not found (and nothing changes).
+    async fn mark_read_later(
+        &self,
+        who: &Principal,
+        id: i64,
+        read: bool,
+    ) -> Result<ReadLater, MemoryDeskError> {
+        let row = self.memory.mark_read_later(who.as_str(), id, read).await;
+        found(row.map_err(failed)?, Missing::ReadLater)
+    }
+
+    async fn delete_read_later(&self, who: &Principal, id: i64) -> Result<(), MemoryDeskError> {
+        let done = self.memory.delete_read_later(who.as_str(), id).await;
+        deleted(done.map_err(failed)?, Missing::ReadLater)
+    }
+
+    async fn learnings(
+        &self,
+        who: &Principal,
+        limit: usize,
+    ) -> Result<Vec<Learning>, MemoryDeskError> {
+        self.memory
+            .list_learnings(who.as_str(), limit.min(MAX_LISTING))
+            .await
+            .map_err(failed)
+    }
+
+    async fn delete_learning(&self, who: &Principal, id: i64) -> Result<(), MemoryDeskError> {
+        let done = self.memory.delete_learning(who.as_str(), id).await;
+        deleted(done.map_err(failed)?, Missing::Learning)
+    }
+
+    async fn mark_reminder(
+        &self,
+        who: &Principal,
+        id: i64,
+        done: bool,
+    ) -> Result<Intention, MemoryDeskError> {
+        let row = self.memory.set_intention_done(who.as_str(), id, done).await;
+        found(row.map_err(failed)?, Missing::Reminder)
+    }
+
+    async fn delete_reminder(&self, who: &Principal, id: i64) -> Result<(), MemoryDeskError> {
+        let done = self.memory.delete_intention(who.as_str(), id).await;
+        deleted(done.map_err(failed)?, Missing::Reminder)
     }
 }

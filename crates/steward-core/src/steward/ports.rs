@@ -16,8 +16,8 @@ use crate::turn::TurnKind;
 use std::sync::Arc;
 use std::time::Duration;
 use steward_protocol::{
-    ActionCard, ActionStatus, ConversationId, Decision, Grant, Inbound, PendingAction, Principal,
-    RequestKey, Surface,
+    ActionCard, ActionDecided, ActionStatus, AuditStep, ConversationId, Decision, Grant, Inbound,
+    PendingAction, Principal, RequestKey, Surface,
 };
 
 #[async_trait::async_trait]
@@ -89,6 +89,21 @@ impl ApprovalDesk for Steward {
         limit: usize,
     ) -> Result<Vec<PendingAction>, ApprovalError> {
         self.inner.deps.approvals.list(status, limit).await
+    }
+
+    async fn decisions(
+        &self,
+        actions: &[PendingAction],
+    ) -> Result<Vec<Option<ActionDecided>>, ApprovalError> {
+        self.inner.deps.approvals.decisions(actions).await
+    }
+
+    async fn trail(&self, id: &str) -> Result<Vec<AuditStep>, ApprovalError> {
+        self.inner.deps.approvals.trail(id).await
+    }
+
+    async fn pending_count(&self) -> Result<u64, ApprovalError> {
+        self.inner.deps.approvals.pending_count().await
     }
 
     fn card(&self, action: &PendingAction, max_chars: Option<usize>) -> ActionCard {

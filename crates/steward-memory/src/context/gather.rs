@@ -140,7 +140,7 @@ impl Memory {
         if !tags.is_empty() {
             for r in self
                 .store
-                .list_read_later(user, &tags, MAX_READ_LATER)
+                .list_read_later(user, &tags, true, MAX_READ_LATER)
                 .await?
             {
                 items.push(ContextItem {

@@ -16,8 +16,8 @@
 use crate::error::ErrorBody;
 use serde_json::Value;
 use steward_protocol::{
-    ActionCard, Attachment, ConversationId, ConversationTitle, Fact, FactSource, Grant, MemoryKind,
-    Note, PendingAction, Provenance, Role, ToolCall, TurnId, Usage,
+    ActionCard, ActionDecided, Attachment, AuditStep, ConversationId, ConversationTitle, Fact,
+    FactSource, Grant, MemoryKind, Note, PendingAction, Provenance, Role, ToolCall, TurnId, Usage,
 };
 use utoipa::ToSchema;
 
@@ -141,9 +141,38 @@ pub(crate) struct ApprovalView {
     card: ActionCard,
 }
 
+/// How an action left `pending`, or null while it is pending.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ApprovalListItem {
+    action: PendingAction,
+    card: ActionCard,
+    decided: Option<ActionDecided>,
+}
+
 #[derive(ToSchema)]
 pub(crate) struct ApprovalList {
-    actions: Vec<ApprovalView>,
+    /// Newest first.
+    actions: Vec<ApprovalListItem>,
+}
+
+/// One action, its card, how it was decided (null while pending) and its whole audit trail,
+/// oldest first.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ApprovalPage {
+    action: PendingAction,
+    card: ActionCard,
+    decided: Option<ActionDecided>,
+    trail: Vec<AuditStep>,
+}
+
+/// `GET /api/v1/approvals/count`.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PendingCount {
+    /// Actions awaiting a decision.
+    pending: u64,
 }
 
 /// A confirm or cancel that took effect. After a confirm, the agent's follow-up turn has
@@ -225,6 +254,72 @@ pub(crate) struct NoteList {
 #[derive(ToSchema)]
 pub(crate) struct NoteReply {
     note: Note,
+}
+
+/// A read-later item.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReadLaterItem {
+    id: i64,
+    url: String,
+    title: String,
+    tags: Vec<String>,
+    created_at_ms: i64,
+    /// When it was first marked read; null while unread.
+    read_at_ms: Option<i64>,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ReadLaterList {
+    /// Newest first.
+    items: Vec<ReadLaterItem>,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ReadLaterReply {
+    item: ReadLaterItem,
+}
+
+/// Something reflection learned about the owner.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LearningView {
+    id: i64,
+    text: String,
+    /// How many times reflection has seen it.
+    recurrence: u32,
+    last_seen_ms: i64,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct LearningList {
+    /// Most recurrent first, then most recently seen.
+    learnings: Vec<LearningView>,
+}
+
+/// A follow-up Steward keeps for the owner.
+#[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReminderView {
+    id: i64,
+    text: String,
+    /// Null for an undated follow-up.
+    due_at_ms: Option<i64>,
+    /// Times Steward has brought it up (at most 3).
+    nudges: u32,
+    done: bool,
+    created_at_ms: i64,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ReminderList {
+    /// Soonest due first, undated last.
+    reminders: Vec<ReminderView>,
+}
+
+#[derive(ToSchema)]
+pub(crate) struct ReminderReply {
+    reminder: ReminderView,
 }
 
 /// A quarantined row the owner confirmed.

@@ -1,8 +1,11 @@
-//! The approval routes: listing and showing pending actions (`/api/v1/approvals`), deciding
-//! them (`decide.rs`) and managing grants (`grants.rs`).
+//! The approval routes: listing and showing actions with how each was decided
+//! (`/api/v1/approvals`, `/api/v1/approvals/{id}` with its whole audit trail), the pending
+//! count (`/api/v1/approvals/count`), deciding them (`decide.rs`) and managing grants
+//! (`grants.rs`).
 //!
 //! Owns: id validation (by `steward_protocol`'s `ActionId` and `GrantId`), the
-//! `{"action","card"}` view, mapping `ApprovalError` to HTTP.
+//! `{"action","card"}` view (with `decided` and `trail` where history is asked for), mapping
+//! `ApprovalError` to HTTP.
 //! Does not own: the decision itself — every confirm, cancel or revise goes through
 //! `ApprovalDesk::resolve`, never around it — or how cards are rendered (steward-core).
 
@@ -30,7 +33,9 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use steward_core::{ApprovalDesk, ApprovalError};
-use steward_protocol::{ActionId, ActionStatus, GrantId, PendingAction, ValueError, ValueKind};
+use steward_protocol::{
+    ActionDecided, ActionId, ActionStatus, GrantId, PendingAction, ValueError, ValueKind,
+};
 
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 500;
@@ -108,7 +113,8 @@ fn parse_status(raw: Option<&str>) -> Result<Option<ActionStatus>, ApiError> {
     }
 }
 
-/// Actions by status (pending by default), newest first, each with its card.
+/// Actions by status (pending by default), newest first, each with its card and how it was
+/// decided.
 #[utoipa::path(
     get,
     path = "/api/v1/approvals",
@@ -140,11 +146,29 @@ pub(crate) async fn list(
         .await
         .map_err(desk_error)?;
     let desk = state.approvals.as_ref();
-    let items: Vec<Value> = actions.iter().map(|a| view(desk, a)).collect();
+    let decided = desk.decisions(&actions).await.map_err(desk_error)?;
+    let items: Vec<Value> = actions
+        .iter()
+        .zip(&decided)
+        .map(|(a, d)| decided_view(desk, a, d.as_ref()))
+        .collect();
     Ok(Json(json!({"actions": items})))
 }
 
-/// One action and its card (whose `revision` a confirm must send back).
+/// `view` plus `decided`: who took the action out of `pending`, how, where and when (null
+/// while it is pending).
+fn decided_view(
+    desk: &dyn ApprovalDesk,
+    action: &PendingAction,
+    decided: Option<&ActionDecided>,
+) -> Value {
+    let mut item = view(desk, action);
+    item["decided"] = json!(decided);
+    item
+}
+
+/// One action and its card (whose `revision` a confirm must send back), how it was decided
+/// and its whole audit trail, oldest first.
 #[utoipa::path(
     get,
     path = "/api/v1/approvals/{id}",
@@ -152,7 +176,7 @@ pub(crate) async fn list(
     tag = "approvals",
     params(("id" = String, Path, description = "The action id")),
     responses(
-        (status = 200, description = "The action and its card", body = crate::apidoc::schemas::ApprovalView),
+        (status = 200, description = "The action, its card, how it was decided and its audit trail", body = crate::apidoc::schemas::ApprovalPage),
         (status = 400, response = crate::apidoc::BadRequest),
         (status = 401, response = crate::apidoc::Unauthorized),
         (status = 404, response = crate::apidoc::NotFound),
@@ -164,10 +188,36 @@ pub(crate) async fn get_one(
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let id = action_id(path)?;
-    match state.approvals.get(id.as_str()).await.map_err(desk_error)? {
-        Some(action) => Ok(Json(view(state.approvals.as_ref(), &action))),
-        None => Err(desk_error(ApprovalError::NotFound)),
-    }
+    let desk = state.approvals.as_ref();
+    let Some(action) = desk.get(id.as_str()).await.map_err(desk_error)? else {
+        return Err(desk_error(ApprovalError::NotFound));
+    };
+    let decided = desk
+        .decisions(std::slice::from_ref(&action))
+        .await
+        .map_err(desk_error)?;
+    let trail = desk.trail(id.as_str()).await.map_err(desk_error)?;
+    let mut item = decided_view(desk, &action, decided.first().and_then(Option::as_ref));
+    item["trail"] = json!(trail);
+    Ok(Json(item))
+}
+
+/// How many actions await a decision: a count without cards, for a badge that every page
+/// shows. (Action ids are Steward's UUIDs, so none is spelled `count`.)
+#[utoipa::path(
+    get,
+    path = "/api/v1/approvals/count",
+    operation_id = "count_pending_approvals",
+    tag = "approvals",
+    responses(
+        (status = 200, description = "The pending count", body = crate::apidoc::schemas::PendingCount),
+        (status = 401, response = crate::apidoc::Unauthorized),
+        (status = 500, response = crate::apidoc::Internal),
+    ),
+)]
+pub(crate) async fn count(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    let pending = state.approvals.pending_count().await.map_err(desk_error)?;
+    Ok(Json(json!({"pending": pending})))
 }
 
 #[cfg(test)]

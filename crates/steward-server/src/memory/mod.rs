@@ -1,6 +1,8 @@
-//! The memory routes: facts (`/api/v1/facts`), notes (`/api/v1/notes`) and search
-//! (`/api/v1/memory/search`), all bearer-protected like every `/api` route, all through
-//! `steward_core::MemoryDesk` for the principal the token authenticated.
+//! The memory routes: facts (`/api/v1/facts`), notes (`/api/v1/notes`), search
+//! (`/api/v1/memory/search`), read-later items (`/api/v1/read-later`), learnings
+//! (`/api/v1/learnings`) and reminders (`/api/v1/reminders`), all bearer-protected like every
+//! `/api` route, all through `steward_core::MemoryDesk` for the principal the token
+//! authenticated.
 //!
 //! Owns: reading paths, query strings and bodies, and mapping `MemoryDeskError` to HTTP
 //! (storage details stay in the server log). Does not own: any check of keys, tags or texts
@@ -9,7 +11,10 @@
 
 mod confirm;
 mod facts;
+mod learnings;
 mod notes;
+mod read_later;
+mod reminders;
 mod search;
 
 // The `__path_*` items are the handlers' document entries (`routes!` reads them).
@@ -17,9 +22,20 @@ pub(crate) use confirm::{__path_confirm_fact, __path_confirm_note, confirm_fact,
 pub(crate) use facts::{
     __path_delete_fact, __path_list_facts, __path_put_fact, delete_fact, list_facts, put_fact,
 };
+pub(crate) use learnings::{
+    __path_delete_learning, __path_list_learnings, delete_learning, list_learnings,
+};
 pub(crate) use notes::{
     __path_create_note, __path_delete_note, __path_list_notes, __path_patch_note, create_note,
     delete_note, list_notes, patch_note,
+};
+pub(crate) use read_later::{
+    __path_delete_read_later, __path_list_read_later, __path_patch_read_later, delete_read_later,
+    list_read_later, patch_read_later,
+};
+pub(crate) use reminders::{
+    __path_delete_reminder, __path_list_reminders, __path_patch_reminder, delete_reminder,
+    list_reminders, patch_reminder,
 };
 pub(crate) use search::{__path_search, search};
 
@@ -56,7 +72,13 @@ fn fact_key(path: Result<Path<String>, PathRejection>) -> Result<String, ApiErro
 
 /// A note id from the path: a positive decimal integer.
 fn note_id(path: Result<Path<String>, PathRejection>) -> Result<i64, ApiError> {
-    let bad = || ApiError::bad_request("invalid note id: a positive whole number");
+    row_id(path, "note")
+}
+
+/// A memory row's id from the path (`what` names the kind in the refusal): a positive
+/// decimal integer of at most 18 digits, so it always fits an `i64`.
+fn row_id(path: Result<Path<String>, PathRejection>, what: &str) -> Result<i64, ApiError> {
+    let bad = || ApiError::bad_request(format!("invalid {what} id: a positive whole number"));
     let Ok(Path(raw)) = path else {
         return Err(bad());
     };
@@ -66,6 +88,17 @@ fn note_id(path: Result<Path<String>, PathRejection>) -> Result<i64, ApiError> {
     match raw.parse::<i64>() {
         Ok(id) if id > 0 => Ok(id),
         _ => Err(bad()),
+    }
+}
+
+/// A yes/no query parameter: absent → false, else exactly `true` or `false`.
+fn flag(raw: Option<&str>, name: &str) -> Result<bool, ApiError> {
+    match raw {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(ApiError::bad_request(format!(
+            "{name} must be true or false"
+        ))),
     }
 }
 
@@ -98,6 +131,19 @@ mod tests {
         assert_eq!(note_id(path("42")).unwrap(), 42);
         for bad in ["0", "-1", "+1", "1.0", "abc", "", &"9".repeat(19), "٣"] {
             assert!(note_id(path(bad)).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn row_ids_name_their_kind_and_flags_are_true_or_false() {
+        assert_eq!(row_id(path("7"), "reminder").unwrap(), 7);
+        let err = row_id(path("x"), "reminder").unwrap_err();
+        assert_eq!(err.status(), StatusCode::BAD_REQUEST);
+        assert!(!flag(None, "include_done").unwrap());
+        assert!(flag(Some("true"), "include_done").unwrap());
+        assert!(!flag(Some("false"), "include_done").unwrap());
+        for bad in ["1", "yes", "TRUE", ""] {
+            assert!(flag(Some(bad), "include_done").is_err(), "{bad:?}");
         }
     }
 

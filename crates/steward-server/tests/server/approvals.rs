@@ -49,7 +49,7 @@ async fn list_shows_actions_with_whole_cards() {
     assert_eq!(resp.status(), 200);
     let want: Vec<Value> = stored[..2]
         .iter()
-        .map(|a| json!({"action": to_json(a), "card": to_json(&card_for(a))}))
+        .map(|a| json!({"action": to_json(a), "card": to_json(&card_for(a)), "decided": null}))
         .collect();
     assert_eq!(json_of(resp).await, json!({"actions": want}));
 
@@ -107,12 +107,17 @@ async fn get_shows_one_action_or_404() {
     assert_eq!(resp.status(), 200);
     assert_eq!(
         json_of(resp).await,
-        json!({"action": to_json(&a1), "card": to_json(&card_for(&a1))})
+        json!({
+            "action": to_json(&a1),
+            "card": to_json(&card_for(&a1)),
+            "decided": null,
+            "trail": [],
+        })
     );
     let resp = server.get("/api/v1/approvals/a9").await;
     assert_eq!(resp.status(), 404);
     assert_eq!(json_of(resp).await["error"]["kind"], "not_found");
-    assert_eq!(server.desk.gets(), ["a1", "a9"]);
+    assert_eq!(server.desk.gets(), ["a1", "trail:a1", "a9"]);
     assert_eq!(server.desk.card_limits(), [None]);
 }
 

@@ -2,11 +2,12 @@
 //! a script, plus builders for actions, cards and follow-up turns.
 
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use steward_core::{ApprovalDesk, ApprovalError, Resolution, TurnStream};
 use steward_protocol::{
-    ActionCard, ActionKind, ActionStatus, ConversationId, Decision, Grant, PendingAction,
-    Principal, Surface, TurnEvent,
+    ActionCard, ActionDecided, ActionKind, ActionStatus, AuditStep, ConversationId, Decision,
+    DecisionKind, Grant, PendingAction, Principal, PrincipalId, Surface, TurnEvent,
 };
 use tokio::sync::mpsc;
 
@@ -41,6 +42,9 @@ pub struct FakeDesk {
     grants: Mutex<Vec<Grant>>,
     grant_calls: Mutex<Vec<GrantCall>>,
     revokes: Mutex<Vec<String>>,
+    /// Audit trails by action id (`with_trail`); `decisions` reads the decisive line from them.
+    trails: Mutex<HashMap<String, Vec<AuditStep>>>,
+    decision_calls: Mutex<Vec<Vec<String>>>,
 }
 
 impl FakeDesk {
@@ -59,7 +63,19 @@ impl FakeDesk {
             grants: Mutex::new(Vec::new()),
             grant_calls: Mutex::new(Vec::new()),
             revokes: Mutex::new(Vec::new()),
+            trails: Mutex::new(HashMap::new()),
+            decision_calls: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Give action `id` this audit trail.
+    pub fn with_trail(&self, id: &str, trail: Vec<AuditStep>) {
+        self.trails.lock().unwrap().insert(id.to_owned(), trail);
+    }
+
+    /// The ids of each `decisions` call.
+    pub fn decision_calls(&self) -> Vec<Vec<String>> {
+        self.decision_calls.lock().unwrap().clone()
     }
 
     /// No actions; every resolve is `NotFound`.
@@ -98,6 +114,7 @@ impl FakeDesk {
             && self.lists().is_empty()
             && self.grant_calls().is_empty()
             && self.revokes().is_empty()
+            && self.decision_calls().is_empty()
     }
 }
 
@@ -152,6 +169,54 @@ impl ApprovalDesk for FakeDesk {
             .collect())
     }
 
+    async fn decisions(
+        &self,
+        actions: &[PendingAction],
+    ) -> Result<Vec<Option<ActionDecided>>, ApprovalError> {
+        self.decision_calls
+            .lock()
+            .unwrap()
+            .push(actions.iter().map(|a| a.id.clone()).collect());
+        let trails = self.trails.lock().unwrap();
+        Ok(actions
+            .iter()
+            .map(|a| {
+                let steps = trails.get(&a.id)?;
+                steps.iter().find_map(|s| {
+                    Some(ActionDecided {
+                        decision: DecisionKind::from_event(&s.event)?,
+                        by: s.by.clone(),
+                        surface: s.surface,
+                        at_ms: s.at_ms,
+                    })
+                })
+            })
+            .collect())
+    }
+
+    async fn trail(&self, id: &str) -> Result<Vec<AuditStep>, ApprovalError> {
+        self.gets.lock().unwrap().push(format!("trail:{id}"));
+        if !self.actions.lock().unwrap().iter().any(|a| a.id == id) {
+            return Err(ApprovalError::NotFound);
+        }
+        Ok(self
+            .trails
+            .lock()
+            .unwrap()
+            .get(id)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    async fn pending_count(&self) -> Result<u64, ApprovalError> {
+        self.gets.lock().unwrap().push("count".to_owned());
+        let actions = self.actions.lock().unwrap();
+        Ok(actions
+            .iter()
+            .filter(|a| a.status == ActionStatus::Pending)
+            .count() as u64)
+    }
+
     fn card(&self, action: &PendingAction, max_chars: Option<usize>) -> ActionCard {
         self.card_limits.lock().unwrap().push(max_chars);
         card_for(action)
@@ -198,6 +263,17 @@ impl ApprovalDesk for FakeDesk {
             }
             None => Ok(false),
         }
+    }
+}
+
+/// One audit line by `by` on `surface` at `at_ms`.
+pub fn audit_step(event: &str, by: &str, surface: Surface, at_ms: i64) -> AuditStep {
+    AuditStep {
+        event: event.into(),
+        by: PrincipalId::parse(by).unwrap(),
+        surface,
+        at_ms,
+        detail: None,
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod api;
 mod approval_events;
+mod approval_history;
 mod approvals;
 mod assets;
 mod auth;
@@ -17,6 +18,7 @@ mod headers;
 mod hostile;
 mod limits;
 mod memory;
+mod memory_kept;
 mod openai;
 mod openai_stream;
 mod openapi;

@@ -2,7 +2,7 @@
 //! in-memory store, a fake approval desk and conversations read side, a stand-in MCP service)
 //! and the sample request of each documented operation, with the status it must get.
 
-use crate::desk::{FakeDesk, action, feed, finished};
+use crate::desk::{FakeDesk, action, audit_step, feed, finished};
 use crate::support::{Fake, Server, TURN_ID, config, final_event, start_full};
 use axum::Router;
 use serde_json::{Value, json};
@@ -11,12 +11,14 @@ use steward_core::{ConversationDesk, Deleted, DeskError, History, Resolution};
 use steward_memory::{Memory, MemoryConfig};
 use steward_protocol::{
     ActionStatus, ConversationId, ConversationTitle, Decision, FactSource, Message, Provenance,
-    ToolCall, TurnEvent, TurnId,
+    Surface, ToolCall, TurnEvent, TurnId,
 };
 use steward_store::{ConversationSummary, HistoryItem, NewFact, NewNote};
 
-/// The action the fake desk holds.
+/// The pending action the fake desk holds.
 pub const ACTION: &str = "a1";
+/// An action the fake desk holds as confirmed and executed.
+pub const DECIDED: &str = "a2";
 
 /// Ids of the seeded memory rows.
 pub struct Seeded {
@@ -24,6 +26,14 @@ pub struct Seeded {
     pub note: i64,
     /// A note to delete.
     pub doomed_note: i64,
+    /// A read-later item to mark read, and one to delete.
+    pub read_later: i64,
+    pub doomed_read_later: i64,
+    /// A learning to delete.
+    pub learning: i64,
+    /// A reminder to mark done, and one to delete.
+    pub reminder: i64,
+    pub doomed_reminder: i64,
 }
 
 pub struct Documented {
@@ -47,7 +57,29 @@ pub async fn start_documented(fake: Arc<Fake>) -> Documented {
     });
     // A stand-in for rmcp's router: the document calls `/mcp` opaque, so any answer does.
     cfg.mcp = Some(Router::new().fallback(|| async { axum::Json(json!({})) }));
-    let desk = FakeDesk::new(vec![action(ACTION, ActionStatus::Pending)], decide);
+    let desk = FakeDesk::new(
+        vec![
+            action(ACTION, ActionStatus::Pending),
+            finished(DECIDED, ActionStatus::Executed, "sent"),
+        ],
+        decide,
+    );
+    desk.with_trail(
+        ACTION,
+        vec![audit_step("created", "owner", Surface::Http, 1_000)],
+    );
+    let mut revise = audit_step("revise", "owner", Surface::Web, 1_100);
+    revise.detail = Some(json!({"to": "carol@example.com"}));
+    desk.with_trail(
+        DECIDED,
+        vec![
+            audit_step("created", "owner", Surface::Http, 1_000),
+            revise,
+            audit_step("confirm", "owner", Surface::Http, 1_200),
+            audit_step("running", "owner", Surface::Http, 1_201),
+            audit_step("executed", "owner", Surface::Http, 1_300),
+        ],
+    );
     Documented {
         server: start_full(fake, desk, cfg).await,
         seeded,
@@ -129,9 +161,36 @@ async fn seed(store: &dyn steward_store::Store) -> Seeded {
         )
         .await
         .unwrap();
+    let tags = vec!["rust".to_owned()];
+    let read_later = |title: &'static str| {
+        let tags = tags.clone();
+        async move {
+            store
+                .add_read_later("owner", "https://r.example/", title, &tags, 1_000)
+                .await
+                .unwrap()
+                .id
+        }
+    };
+    let reminder = |text: &'static str| async move {
+        store
+            .add_intention("owner", text, Some(9_000), 1_000)
+            .await
+            .unwrap()
+            .id
+    };
     Seeded {
         note: kept.id,
         doomed_note: doomed.id,
+        read_later: read_later("<b>Ownership</b>").await,
+        doomed_read_later: read_later("Old link").await,
+        learning: store
+            .bump_learning("owner", "Prefers short answers", 1_000)
+            .await
+            .unwrap()
+            .id,
+        reminder: reminder("Call the plumber").await,
+        doomed_reminder: reminder("Old errand").await,
     }
 }
 
@@ -299,8 +358,10 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
         ],
         ("get", "/api/v1/approvals/{id}") => vec![
             s(format!("/api/v1/approvals/{ACTION}"), 200),
+            s(format!("/api/v1/approvals/{DECIDED}"), 200),
             s("/api/v1/approvals/missing", 404),
         ],
+        ("get", "/api/v1/approvals/count") => vec![s(template, 200)],
         ("post", "/api/v1/approvals/{id}/confirm") => {
             let p = format!("/api/v1/approvals/{ACTION}/confirm");
             vec![
@@ -356,6 +417,49 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
         ("get", "/api/v1/memory/search") => vec![
             s("/api/v1/memory/search?q=Paris&kind=note,fact&limit=5", 200),
             s("/api/v1/memory/search?q=x&kind=nope", 400),
+        ],
+        ("get", "/api/v1/read-later") => vec![
+            s(template, 200),
+            s("/api/v1/read-later?tag=rust&include_read=true&limit=5", 200),
+            s("/api/v1/read-later?include_read=yes", 400),
+        ],
+        ("patch", "/api/v1/read-later/{id}") => {
+            let p = format!("/api/v1/read-later/{}", seeded.read_later);
+            vec![
+                s(&p, 200).body(json!({"read": true})),
+                s(&p, 422).body(json!({"read": "yes"})),
+                s("/api/v1/read-later/999999", 404).body(json!({"read": true})),
+            ]
+        }
+        ("delete", "/api/v1/read-later/{id}") => vec![
+            s(
+                format!("/api/v1/read-later/{}", seeded.doomed_read_later),
+                204,
+            ),
+            s("/api/v1/read-later/0", 400),
+        ],
+        ("get", "/api/v1/learnings") => vec![
+            s("/api/v1/learnings?limit=5", 200),
+            s("/api/v1/learnings?limit=0", 400),
+        ],
+        ("delete", "/api/v1/learnings/{id}") => vec![
+            s(format!("/api/v1/learnings/{}", seeded.learning), 204),
+            s(format!("/api/v1/learnings/{}", seeded.learning), 404),
+        ],
+        ("get", "/api/v1/reminders") => vec![
+            s("/api/v1/reminders?include_done=true&limit=5", 200),
+            s("/api/v1/reminders?limit=1001", 400),
+        ],
+        ("patch", "/api/v1/reminders/{id}") => {
+            let p = format!("/api/v1/reminders/{}", seeded.reminder);
+            vec![
+                s(&p, 200).body(json!({"done": true})),
+                s(&p, 422).body(json!({"done": true, "user": "bob"})),
+            ]
+        }
+        ("delete", "/api/v1/reminders/{id}") => vec![
+            s(format!("/api/v1/reminders/{}", seeded.doomed_reminder), 204),
+            s("/api/v1/reminders/999999", 404),
         ],
         ("post", "/v1/chat/completions") => {
             let req = json!({"model": "steward", "messages": [{"role": "user", "content": "hi"}]});

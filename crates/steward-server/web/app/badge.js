@@ -1,5 +1,5 @@
-// The pending-approvals count in the header of every page: `GET /api/v1/approvals` (pending is
-// its default), counted again whenever an approval changes (the feed) or the feed comes back.
+// The pending-approvals count in the header of every page: `GET /api/v1/approvals/count` (a
+// count, no cards), asked again whenever an approval changes (the feed) or the feed comes back.
 // Only the newest count paints: a slow answer to an older request is dropped.
 
 import { get } from './api.js';
@@ -7,7 +7,6 @@ import { h, replace } from './dom.js';
 import { onFeed } from './feed.js';
 import { hasPage } from './router.js';
 
-const MAX = 500;
 let generation = 0;
 let slot = null;
 let timer = null;
@@ -30,8 +29,8 @@ export async function refresh() {
   const mine = ++generation;
   let count;
   try {
-    const body = await get(`/api/v1/approvals?limit=${MAX}`);
-    count = body.actions.length;
+    const body = await get('/api/v1/approvals/count');
+    count = Number.isSafeInteger(body.pending) ? body.pending : null;
   } catch {
     count = null;
   }
@@ -41,7 +40,7 @@ export async function refresh() {
 
 function paint(count) {
   const known = count !== null;
-  const shown = !known ? '?' : count >= MAX ? `${MAX}+` : String(count);
+  const shown = known ? String(count) : '?';
   const label = !known
     ? 'Approvals waiting: unknown'
     : `${shown} ${count === 1 ? 'approval' : 'approvals'} waiting`;

@@ -11,6 +11,7 @@ mod approvals;
 mod conversations;
 mod execution;
 mod grants;
+mod history;
 mod kv;
 pub mod memory;
 mod parts;
@@ -28,6 +29,7 @@ pub use approvals::{
 pub use conversations::*;
 pub use execution::*;
 pub use grants::*;
+pub use history::*;
 pub use kv::*;
 pub use memory::{run_memory, run_memory_shared};
 pub use parts::{attachments_round_trip_with_their_message, run_blobs};
@@ -89,6 +91,8 @@ pub async fn run_all(store: &dyn Store) {
     scores_round_trip(store).await;
     grants_scope_expiry_and_revocation(store).await;
     grants_listing(store).await;
+    first_audit_of_takes_each_actions_first_matching_entry(store).await;
+    count_actions_counts_each_status(store).await;
     // Turn requests.
     turn_request_round_trip_and_replace(store).await;
     turn_requests_pruned_by_age(store).await;

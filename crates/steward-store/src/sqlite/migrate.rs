@@ -45,6 +45,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         11,
         include_str!("../../migrations/sqlite/V11__model_usage.sql"),
     ),
+    (
+        12,
+        include_str!("../../migrations/sqlite/V12__read_later_read.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose

@@ -11,6 +11,7 @@
 
 use super::text::{storable, storable_within};
 use super::{MAX_ID_LEN, MAX_NAME_LEN, MAX_TEXT_LEN, no_nul};
+use crate::approvals_port::{MAX_AUDIT_BATCH, MAX_AUDIT_EVENTS};
 use crate::{ActionPatch, AuditEntry, Score, StoreError};
 use steward_protocol::{ActionId, Grant, GrantId, PendingAction, ToolName, ValueError};
 
@@ -131,6 +132,27 @@ pub(crate) fn score(score: &Score) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The ids and event names of one `first_audit_of` call.
+pub(crate) fn audit_batch(action_ids: &[String], events: &[&str]) -> Result<(), StoreError> {
+    if action_ids.len() > MAX_AUDIT_BATCH {
+        return Err(StoreError::InvalidInput(format!(
+            "at most {MAX_AUDIT_BATCH} action ids at once"
+        )));
+    }
+    if events.is_empty() || events.len() > MAX_AUDIT_EVENTS {
+        return Err(StoreError::InvalidInput(format!(
+            "1 to {MAX_AUDIT_EVENTS} audit events at once"
+        )));
+    }
+    for id in action_ids {
+        action_id(id)?;
+    }
+    for event in events {
+        name("audit event", event)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn grant(grant: &Grant) -> Result<(), StoreError> {
     grant_id(&grant.id)?;
     tool_name(&grant.tool)
@@ -238,6 +260,20 @@ mod tests {
         e.detail = String::new();
         e.event = "e".repeat(MAX_NAME_LEN + 1);
         assert!(audit(&e).is_err());
+    }
+
+    #[test]
+    fn an_audit_batch_is_bounded_and_each_part_checked() {
+        let ids = |n: usize| (0..n).map(|i| format!("a{i}")).collect::<Vec<_>>();
+        assert!(audit_batch(&[], &["confirm"]).is_ok());
+        assert!(audit_batch(&ids(MAX_AUDIT_BATCH), &["confirm", "cancel"]).is_ok());
+        assert!(audit_batch(&ids(MAX_AUDIT_BATCH + 1), &["confirm"]).is_err());
+        assert!(audit_batch(&ids(1), &[]).is_err());
+        assert!(audit_batch(&ids(1), &["e"; MAX_AUDIT_EVENTS + 1]).is_err());
+        assert!(audit_batch(&["../x".to_owned()], &["confirm"]).is_err());
+        assert!(audit_batch(&ids(1), &[""]).is_err());
+        let long = "e".repeat(MAX_NAME_LEN + 1);
+        assert!(audit_batch(&ids(1), &[long.as_str()]).is_err());
     }
 
     #[test]

@@ -5,12 +5,14 @@
 
 mod collections;
 mod facts;
+mod marks;
 mod retention;
 mod search;
 mod vectors;
 
 pub use collections::*;
 pub use facts::*;
+pub use marks::*;
 pub use retention::*;
 pub use search::*;
 pub use vectors::*;
@@ -34,6 +36,9 @@ pub async fn run_memory(store: &dyn Store) {
     read_later_tags(store).await;
     learnings_recurrence_and_top_order(store).await;
     intentions_nudges_capped(store).await;
+    read_later_marked_read_and_deleted_per_user(store).await;
+    learnings_deleted_per_user(store).await;
+    intentions_closed_reopened_and_deleted_per_user(store).await;
     get_items_in_order(store).await;
     fts_ranks_obvious_match_first_across_kinds(store).await;
     fts_filters_apply(store).await;

@@ -192,6 +192,14 @@ pub(super) fn list(
     collect(stmt.raw_query())
 }
 
+/// Counted on `pending_actions_by_status`: no row is read.
+pub(super) fn count(conn: &Connection, status: ActionStatus) -> Result<u64, StoreError> {
+    let n: i64 = conn
+        .prepare_cached("SELECT count(*) FROM pending_actions WHERE status = ?1")?
+        .query_row([status_str(status)], |row| row.get(0))?;
+    u64::try_from(n).map_err(|_| StoreError::Corrupt("a negative count of actions".into()))
+}
+
 pub(super) fn transition(conn: &mut Connection, cas: &Cas) -> Result<Transition, StoreError> {
     // IMMEDIATE: the write lock is held from the start, so the row read back after a miss is
     // the one that defeated the guard, even with other processes on the same file.

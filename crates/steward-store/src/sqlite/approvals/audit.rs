@@ -20,6 +20,14 @@ const AUDIT_SINCE: &str = "SELECT a.action_id, a.at_ms, a.principal, a.surface, 
        a.trace_id, a.id, p.conversation_id \
      FROM action_audit a LEFT JOIN pending_actions p ON p.id = a.action_id \
      WHERE a.id > ?1 ORDER BY a.id LIMIT ?2";
+// The first matching entry per action: `min(id)` walks `action_audit_by_action` per id. The
+// ids and events come as JSON arrays, so one cached statement serves any batch.
+const FIRST_OF: &str = "SELECT action_id, at_ms, principal, surface, event, detail, trace_id \
+     FROM action_audit WHERE id IN (SELECT min(id) FROM action_audit \
+       WHERE action_id IN (SELECT value FROM json_each(?1)) \
+         AND event IN (SELECT value FROM json_each(?2)) \
+       GROUP BY action_id) \
+     ORDER BY id";
 const AUDIT_HEAD: &str = "SELECT coalesce(max(id), 0) FROM action_audit";
 const INSERT_SCORE: &str = "INSERT INTO scores (trace_id, name, value, action_id, at_ms) \
      VALUES (?1, ?2, ?3, ?4, ?5)";
@@ -62,6 +70,20 @@ pub(super) fn list_audit(
 ) -> Result<Vec<AuditEntry>, StoreError> {
     let mut stmt = conn.prepare_cached(LIST_AUDIT)?;
     let mut rows = stmt.query([action_id])?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        out.push(audit_from_row(row)?);
+    }
+    Ok(out)
+}
+
+pub(super) fn first_of(
+    conn: &Connection,
+    action_ids: &str,
+    events: &str,
+) -> Result<Vec<AuditEntry>, StoreError> {
+    let mut stmt = conn.prepare_cached(FIRST_OF)?;
+    let mut rows = stmt.query(params![action_ids, events])?;
     let mut out = Vec::new();
     while let Some(row) = rows.next()? {
         out.push(audit_from_row(row)?);

@@ -112,6 +112,26 @@ impl ApprovalStore for SqliteStore {
             .await
     }
 
+    async fn first_audit_of(
+        &self,
+        action_ids: &[String],
+        events: &[&str],
+    ) -> Result<Vec<AuditEntry>, StoreError> {
+        validate::audit_batch(action_ids, events)?;
+        if action_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let as_json = |e: serde_json::Error| StoreError::InvalidInput(format!("{e}"));
+        let ids = serde_json::to_string(action_ids).map_err(as_json)?;
+        let events = serde_json::to_string(events).map_err(as_json)?;
+        self.run(move |conn| audit::first_of(conn, &ids, &events))
+            .await
+    }
+
+    async fn count_actions(&self, status: ActionStatus) -> Result<u64, StoreError> {
+        self.run(move |conn| actions::count(conn, status)).await
+    }
+
     async fn overdue_actions(
         &self,
         now_ms: i64,

@@ -44,7 +44,12 @@ const NUDGE: &str = concat!(
     intention_columns!()
 );
 const INTENTION_STATE: &str = "SELECT open, nudges FROM intentions WHERE id = ?1";
-const CLOSE: &str = "UPDATE intentions SET open = 0 WHERE id = ?1 AND open = 1";
+const SET_OPEN: &str = concat!(
+    "UPDATE intentions SET open = ?3 WHERE id = ?1 AND user = ?2 RETURNING ",
+    intention_columns!()
+);
+const DELETE_INTENTION: &str = "DELETE FROM intentions WHERE id = ?1 AND user = ?2";
+const DELETE_LEARNING: &str = "DELETE FROM learnings WHERE id = ?1 AND user = ?2";
 
 fn learning_from_row(row: &Row<'_>) -> Result<Learning, StoreError> {
     let id: i64 = row.get(0)?;
@@ -202,6 +207,39 @@ pub(super) fn nudge_intention(conn: &mut Connection, id: i64) -> Result<Intentio
     }))
 }
 
-pub(super) fn close_intention(conn: &Connection, id: i64) -> Result<bool, StoreError> {
-    Ok(conn.prepare_cached(CLOSE)?.execute([id])? > 0)
+pub(super) fn set_intention_done(
+    conn: &Connection,
+    user: &str,
+    id: i64,
+    done: bool,
+) -> Result<Option<Intention>, StoreError> {
+    let mut stmt = conn.prepare_cached(SET_OPEN)?;
+    let mut rows = stmt.query(params![id, user, !done])?;
+    rows.next()?.map(intention_from_row).transpose()
+}
+
+/// Deletes `user`'s row `id` of `kind` (a learning or an intention) and its index rows.
+pub(super) fn delete(
+    conn: &mut Connection,
+    kind: MemoryKind,
+    user: &str,
+    id: i64,
+) -> Result<bool, StoreError> {
+    let sql = match kind {
+        MemoryKind::Learning => DELETE_LEARNING,
+        MemoryKind::Intention => DELETE_INTENTION,
+        other => {
+            return Err(StoreError::InvalidInput(format!(
+                "agenda rows are learnings and intentions, not {}",
+                other.as_str()
+            )));
+        }
+    };
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let deleted = tx.prepare_cached(sql)?.execute(params![id, user])? > 0;
+    if deleted {
+        index::remove(&tx, kind, id)?;
+    }
+    tx.commit()?;
+    Ok(deleted)
 }

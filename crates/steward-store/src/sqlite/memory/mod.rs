@@ -1,6 +1,6 @@
 //! `MemoryStore` for SQLite: validates inputs, then runs each operation's SQL (in the submodules)
 //! on the blocking thread. Owns the JSON spellings of provenance and tags. The SQL lives in
-//! `facts.rs`, `notes.rs`, `agenda.rs` (learnings, intentions), `index.rs` (the shared doc map
+//! `facts.rs`, `notes.rs`, `read_later.rs`, `agenda.rs` (learnings, intentions), `index.rs` (the shared doc map
 //! and FTS5), `vectors/` (vector tables and the in-process sign-bit index) and `items.rs`
 //! (uniform reads, the message log).
 
@@ -9,6 +9,7 @@ mod facts;
 mod index;
 mod items;
 mod notes;
+mod read_later;
 #[cfg(test)]
 mod search_tests;
 pub(super) mod vectors;
@@ -212,21 +213,42 @@ impl MemoryStore for SqliteStore {
             title: title.to_owned(),
             tags: check::tags(tags)?,
             created_at_ms: now_ms,
+            read_at_ms: None,
         };
-        self.run(move |conn| notes::add_read_later(conn, item))
-            .await
+        self.run(move |conn| read_later::add(conn, item)).await
     }
 
     async fn list_read_later(
         &self,
         user: &str,
         tags: &[String],
+        unread_only: bool,
         limit: usize,
     ) -> Result<Vec<ReadLater>, StoreError> {
         check::user(user)?;
         let tags = check::tags(tags)?;
         let user = user.to_owned();
-        self.run(move |conn| notes::list_read_later(conn, &user, &tags, limit))
+        self.run(move |conn| read_later::list(conn, &user, &tags, unread_only, limit))
+            .await
+    }
+
+    async fn mark_read_later(
+        &self,
+        user: &str,
+        id: i64,
+        read: bool,
+        now_ms: i64,
+    ) -> Result<Option<ReadLater>, StoreError> {
+        check::user(user)?;
+        let user = user.to_owned();
+        self.run(move |conn| read_later::mark(conn, &user, id, read, now_ms))
+            .await
+    }
+
+    async fn delete_read_later(&self, user: &str, id: i64) -> Result<bool, StoreError> {
+        check::user(user)?;
+        let user = user.to_owned();
+        self.run(move |conn| read_later::delete(conn, &user, id))
             .await
     }
 
@@ -248,6 +270,13 @@ impl MemoryStore for SqliteStore {
         check::user(user)?;
         let user = user.to_owned();
         self.run(move |conn| agenda::top_learnings(conn, &user, n))
+            .await
+    }
+
+    async fn delete_learning(&self, user: &str, id: i64) -> Result<bool, StoreError> {
+        check::user(user)?;
+        let user = user.to_owned();
+        self.run(move |conn| agenda::delete(conn, MemoryKind::Learning, &user, id))
             .await
     }
 
@@ -282,8 +311,22 @@ impl MemoryStore for SqliteStore {
             .await
     }
 
-    async fn close_intention(&self, id: i64) -> Result<bool, StoreError> {
-        self.run(move |conn| agenda::close_intention(conn, id))
+    async fn set_intention_done(
+        &self,
+        user: &str,
+        id: i64,
+        done: bool,
+    ) -> Result<Option<Intention>, StoreError> {
+        check::user(user)?;
+        let user = user.to_owned();
+        self.run(move |conn| agenda::set_intention_done(conn, &user, id, done))
+            .await
+    }
+
+    async fn delete_intention(&self, user: &str, id: i64) -> Result<bool, StoreError> {
+        check::user(user)?;
+        let user = user.to_owned();
+        self.run(move |conn| agenda::delete(conn, MemoryKind::Intention, &user, id))
             .await
     }
 

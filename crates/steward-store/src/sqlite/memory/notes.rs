@@ -1,12 +1,13 @@
-//! Notes and read-later items in SQLite: CRUD, listing with filters, and keeping the search
-//! index in step (same transaction). Owns their SQL; validation happened in `mod.rs`.
+//! Notes in SQLite: CRUD, listing with filters, and keeping the search index in step (same
+//! transaction). Owns their SQL; validation happened in `mod.rs`. Read-later items are in
+//! `read_later.rs`.
 
 use super::index::{self, Doc, Text};
 use super::{col, parse_provenance, parse_tags, provenance_json, tags_json, tags_param};
 use crate::sqlite::sql_limit;
-use crate::{MemoryFilter, NewNote, NoteEdit, ReadLater, StoreError};
+use crate::{MemoryFilter, NewNote, NoteEdit, StoreError};
 use rusqlite::{Connection, Row, TransactionBehavior, params};
-use steward_protocol::{MemoryKind, Note, Provenance};
+use steward_protocol::{MemoryKind, Note};
 
 macro_rules! note_columns {
     () => {
@@ -32,15 +33,6 @@ const LIST: &str = concat!(
 const UPDATE: &str =
     "UPDATE notes SET title = ?2, body = ?3, tags = ?4, updated_at_ms = ?5 WHERE id = ?1";
 const DELETE: &str = "DELETE FROM notes WHERE id = ?1";
-
-const INSERT_READ_LATER: &str = "INSERT INTO read_later \
-     (user, url, title, tags, created_at_ms, provenance) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id";
-// Tags: any wanted tag among the item's tags.
-const LIST_READ_LATER: &str = "SELECT id, user, url, title, tags, created_at_ms FROM read_later \
-     WHERE user = ?1 AND (?2 IS NULL OR EXISTS (SELECT 1 FROM json_each(read_later.tags) AS have \
-            WHERE have.value IN (SELECT value FROM json_each(?2)))) \
-     ORDER BY created_at_ms DESC, id DESC LIMIT ?3";
 
 fn note_from_row(row: &Row<'_>) -> Result<Note, StoreError> {
     let id: i64 = row.get(0)?;
@@ -187,68 +179,4 @@ pub(super) fn delete(conn: &mut Connection, id: i64) -> Result<bool, StoreError>
     }
     tx.commit()?;
     Ok(deleted)
-}
-
-/// `item.id` is ignored (the database assigns it).
-pub(super) fn add_read_later(
-    conn: &mut Connection,
-    mut item: ReadLater,
-) -> Result<ReadLater, StoreError> {
-    // Asked for by the user (through the agent, the CLI or the API).
-    let provenance = provenance_json(&Provenance::User { conversation: None })?;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    item.id = tx.prepare_cached(INSERT_READ_LATER)?.query_row(
-        params![
-            item.user,
-            item.url,
-            item.title,
-            tags_json(&item.tags)?,
-            item.created_at_ms,
-            provenance
-        ],
-        |row| row.get(0),
-    )?;
-    let doc = Doc {
-        kind: MemoryKind::ReadLater,
-        ref_id: item.id,
-        user: &item.user,
-        created_at_ms: item.created_at_ms,
-        tags: &item.tags,
-    };
-    let text = Text {
-        title: &item.title,
-        body: &item.url,
-        tags: &item.tags,
-    };
-    index::add(&tx, &doc, &text)?;
-    tx.commit()?;
-    Ok(item)
-}
-
-pub(super) fn list_read_later(
-    conn: &Connection,
-    user: &str,
-    tags: &[String],
-    limit: usize,
-) -> Result<Vec<ReadLater>, StoreError> {
-    if limit == 0 {
-        return Ok(Vec::new());
-    }
-    let mut stmt = conn.prepare_cached(LIST_READ_LATER)?;
-    let mut rows = stmt.query(params![user, tags_param(tags)?, sql_limit(limit)])?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next()? {
-        let id: i64 = row.get(0)?;
-        let what = || format!("read-later item {id}");
-        let tags: String = col(row, 4, &what)?;
-        out.push(ReadLater {
-            id,
-            user: col(row, 1, &what)?,
-            url: col(row, 2, &what)?,
-            title: col(row, 3, &what)?,
-            tags: parse_tags(&what(), &tags)?,
-            created_at_ms: col(row, 5, &what)?,
-        });
-    }
-    Ok(out)
 }
