@@ -16,7 +16,7 @@ const EMBEDDER = {
 const MCP_STATE = { disabled: 'disabled', connecting: 'connecting…', connected: 'connected', down: 'down' };
 
 function facts(rows) {
-  return h('dl', { class: 'facts' }, rows.map(([term, value]) =>
+  return h('dl', { class: 'facts' }, rows.flatMap(([term, value]) =>
     [h('dt', { text: term }), h('dd', {}, value)]));
 }
 
