@@ -56,7 +56,9 @@ test("the status page shows Steward, the chart with today's usage, and the MCP a
   assert.equal(await chart.count(), 1, 'the chart has a summary in words');
   // Nobody priced the fake model: no price, and the calls it leaves out are said.
   assert.equal(body.usage.total.cost_usd, null);
-  assert.match(await page.locator('.usage-total').textContent(), /cost no price/);
+  assert.match(await page.locator('.usage-total').textContent(), /cost: no price/);
+  // Nothing was priced, so no cost line pretends the days were free.
+  assert.equal(await page.locator('svg.usage-chart polyline.chart-cost').count(), 0);
   assert.match(await page.locator('.usage-unpriced').textContent(), /no price/);
   await page.locator('.usage-numbers summary').click();
   const firstRow = page.locator('.usage-numbers tbody tr').first();
@@ -74,6 +76,8 @@ test("the status page shows Steward, the chart with today's usage, and the MCP a
   assert.equal(await mcp.locator('tbody tr').count(), body.mcp.length);
   await page.locator('#status-errors').waitFor();
 
+  await page.locator('.usage-numbers summary').click();
+  await page.evaluate(() => document.getElementById('main').scrollTo(0, 0));
   await screenshots(page, 'status');
   await assertAccessible(page, 'status');
 });
@@ -162,4 +166,39 @@ test('the format helpers read as a person reads', async () => {
   assert.equal(f.usd(12.5), '$12.50');
   assert.equal(f.shortDate('2026-12-02'), 'Dec 2');
   assert.equal(f.count(1234567), '1,234,567');
+});
+
+test('a priced window draws the cost line, bars to scale, and says it in words', async () => {
+  await openStatus();
+  const usage = {
+    timezone: 'UTC',
+    days: [
+      { date: '2026-12-01', calls: 2, input_tokens: 1000, output_tokens: 500, cost_usd: 0.25, unpriced_calls: 0 },
+      { date: '2026-12-02', calls: 1, input_tokens: 2000, output_tokens: 0, cost_usd: 0.5, unpriced_calls: 0 },
+      { date: '2026-12-03', calls: 0, input_tokens: 0, output_tokens: 0, cost_usd: 0, unpriced_calls: 0 },
+    ],
+    by_model: [],
+    total: { calls: 3, input_tokens: 3000, output_tokens: 500, cost_usd: 0.75, unpriced_calls: 0 },
+  };
+  const out = await page.evaluate(async (u) => {
+    const { usageChart } = await import('/app/status/chart.js');
+    const svg = usageChart(u);
+    const heights = Array.from(svg.querySelectorAll('g.chart-day'), (g) =>
+      [Number(g.querySelector('.bar-in').getAttribute('height')), Number(g.querySelector('.bar-out').getAttribute('height'))]);
+    return {
+      ns: svg.namespaceURI,
+      label: svg.getAttribute('aria-label'),
+      role: svg.getAttribute('role'),
+      points: svg.querySelector('polyline.chart-cost')?.getAttribute('points').split(' ').length,
+      heights,
+    };
+  }, usage);
+  assert.equal(out.ns, 'http://www.w3.org/2000/svg');
+  assert.equal(out.role, 'img');
+  assert.equal(out.label, 'Token use per day over the last 3 days: 3,000 input and 500 output tokens in 3 calls, cost: $0.75. Busiest day Dec 2 with 2,000 tokens.');
+  assert.equal(out.points, 3);
+  const [[in1, out1], [in2, out2], [in3, out3]] = out.heights;
+  assert.ok(in2 > 0 && Math.abs(in1 * 2 - in2) < 0.01, 'input bars to one scale');
+  assert.ok(Math.abs(out1 * 2 - in1) < 0.01, 'output bars on the same scale');
+  assert.deepEqual([out2, in3, out3], [0, 0, 0]);
 });

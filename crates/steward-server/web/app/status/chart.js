@@ -37,7 +37,7 @@ export function summarise(usage) {
   const cost = total.calls === 0 ? '$0.00' : usd(total.cost_usd);
   let text = `Token use per day over the last ${days.length} ${days.length === 1 ? 'day' : 'days'}: ` +
     `${count(total.input_tokens)} input and ${count(total.output_tokens)} output tokens in ${count(total.calls)} ` +
-    `${total.calls === 1 ? 'call' : 'calls'}, cost ${cost}.`;
+    `${total.calls === 1 ? 'call' : 'calls'}, cost: ${cost}.`;
   if (busiest) {
     text += ` Busiest day ${shortDate(busiest.date)} with ${count(busiest.input_tokens + busiest.output_tokens)} tokens.`;
   }
@@ -54,7 +54,10 @@ export function usageChart(usage) {
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const bottom = PAD.top + plotH;
   const topTokens = niceMax(Math.max(0, ...days.map((d) => Math.max(d.input_tokens, d.output_tokens))));
-  const priced = days.filter((d) => d.cost_usd !== null && d.cost_usd !== undefined);
+  // The cost line only when some call had a price: a row of zeros would read as "free".
+  const priced = days.some((d) => d.calls > 0 && d.cost_usd !== null && d.cost_usd !== undefined)
+    ? days.filter((d) => d.cost_usd !== null && d.cost_usd !== undefined)
+    : [];
   const topCost = niceMax(Math.max(0, ...priced.map((d) => d.cost_usd)));
   const slot = plotW / Math.max(1, days.length);
   const barW = Math.max(1, slot * 0.38);
@@ -83,7 +86,7 @@ export function usageChart(usage) {
     g.append(svg('rect', { class: 'bar-in', x, y: bottom - hIn, width: barW, height: hIn }));
     g.append(svg('rect', { class: 'bar-out', x: x + barW, y: bottom - hOut, width: barW, height: hOut }));
     bars.append(g);
-    if (d.cost_usd !== null && d.cost_usd !== undefined) {
+    if (priced.length && d.cost_usd !== null && d.cost_usd !== undefined) {
       points.push([PAD.left + (i + 0.5) * slot, bottom - (d.cost_usd / topCost) * plotH]);
     }
   });

@@ -85,7 +85,7 @@ export function usage(u) {
     h('li', {}, h('span', { class: 'swatch swatch-cost' }), 'Cost (right scale)'));
   const totals = h('p', { class: 'usage-total' },
     `In total: ${count(t.input_tokens)} input and ${count(t.output_tokens)} output tokens in ` +
-    `${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}, cost ${t.calls === 0 ? '$0.00' : usd(t.cost_usd)}.`);
+    `${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}, cost: ${t.calls === 0 ? '$0.00' : usd(t.cost_usd)}.`);
   const unpriced = t.unpriced_calls > 0
     ? h('p', { class: 'usage-unpriced' },
       `${count(t.unpriced_calls)} ${t.unpriced_calls === 1 ? 'call has' : 'calls have'} no price, so the cost leaves ` +
