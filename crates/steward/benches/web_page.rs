@@ -102,14 +102,19 @@ fn main() {
     let chromium = std::env::var_os("CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    assert!(chromium.is_file(), "no Chromium at {}; {FIX}", chromium.display());
+    assert!(
+        chromium.is_file(),
+        "no Chromium at {}; {FIX}",
+        chromium.display()
+    );
     let deps = std::env::var_os("STEWARD_TEST_BROWSER_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/browser-tests")
         });
     assert!(
-        deps.join("node_modules/playwright-core/index.mjs").is_file(),
+        deps.join("node_modules/playwright-core/index.mjs")
+            .is_file(),
         "playwright-core is missing in {}; {FIX}",
         deps.display()
     );
@@ -147,12 +152,19 @@ fn main() {
     let _ = std::fs::remove_dir_all(&data_dir);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "the Node script failed:\n{stdout}");
-    let line = stdout.lines().rev().find(|l| l.starts_with('{')).expect("a JSON line");
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .expect("a JSON line");
     let report: Value = serde_json::from_str(line).unwrap();
 
     let load = |which: &str| {
         let l = &report["first_load"][which];
-        (l["bytes"].as_f64().unwrap_or(0.0), l["requests"].as_u64().unwrap_or(0))
+        (
+            l["bytes"].as_f64().unwrap_or(0.0),
+            l["requests"].as_u64().unwrap_or(0),
+        )
     };
     let (out_bytes, out_reqs) = load("signed_out");
     let (in_bytes, in_reqs) = load("signed_in");
@@ -165,7 +177,10 @@ fn main() {
     times.sort_by(f64::total_cmp);
     let (p50, p90) = (percentile(&times, 0.5), percentile(&times, 0.9));
 
-    println!("steward web page benchmark ({} turns, instant fake model, Chromium)", times.len());
+    println!(
+        "steward web page benchmark ({} turns, instant fake model, Chromium)",
+        times.len()
+    );
     println!("| measure | value | target | value / target |");
     println!("|---|---|---|---|");
     for (name, bytes, reqs) in [

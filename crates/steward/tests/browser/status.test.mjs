@@ -77,7 +77,7 @@ test("the status page shows Steward, the chart with today's usage, and the MCP a
   await page.locator('#status-errors').waitFor();
 
   await page.locator('.usage-numbers summary').click();
-  await page.evaluate(() => document.getElementById('main').scrollTo(0, 0));
+  await page.evaluate(() => { for (const el of [document.getElementById('main'), document.querySelector('.page-status')]) el.scrollTo(0, 0); });
   await screenshots(page, 'status');
   await assertAccessible(page, 'status');
 });

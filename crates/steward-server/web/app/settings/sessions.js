@@ -9,7 +9,7 @@ import { describe } from '../errors.js';
 import { signOutHere } from '../shell.js';
 
 export class SessionList {
-  /** @param {import('../router.js').View} view */
+  /** @param {object} view the page's View (router.js) */
   constructor(view) {
     this.view = view;
     this.generation = 0;

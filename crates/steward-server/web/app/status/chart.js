@@ -28,6 +28,12 @@ export function niceMax(value) {
   return 10 * power;
 }
 
+/** Whether the chart draws a cost line: only when some call had a price (a row of zeros
+ * would read as "free"). */
+export function hasCost(usage) {
+  return (usage.days || []).some((d) => d.calls > 0 && d.cost_usd !== null && d.cost_usd !== undefined);
+}
+
 /** The chart's summary in words (its accessible name). */
 export function summarise(usage) {
   const days = usage.days || [];
@@ -54,10 +60,7 @@ export function usageChart(usage) {
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const bottom = PAD.top + plotH;
   const topTokens = niceMax(Math.max(0, ...days.map((d) => Math.max(d.input_tokens, d.output_tokens))));
-  // The cost line only when some call had a price: a row of zeros would read as "free".
-  const priced = days.some((d) => d.calls > 0 && d.cost_usd !== null && d.cost_usd !== undefined)
-    ? days.filter((d) => d.cost_usd !== null && d.cost_usd !== undefined)
-    : [];
+  const priced = hasCost(usage) ? days.filter((d) => d.cost_usd !== null && d.cost_usd !== undefined) : [];
   const topCost = niceMax(Math.max(0, ...priced.map((d) => d.cost_usd)));
   const slot = plotW / Math.max(1, days.length);
   const barW = Math.max(1, slot * 0.38);

@@ -6,7 +6,7 @@
 
 import { h } from '../dom.js';
 import { count, humanBytes, humanDuration, shortDate, usd } from '../format.js';
-import { usageChart } from './chart.js';
+import { hasCost, usageChart } from './chart.js';
 
 const EMBEDDER = {
   off: 'off (memory search uses full text only)',
@@ -82,7 +82,7 @@ export function usage(u) {
   const legend = h('ul', { class: 'chart-legend', 'aria-hidden': 'true' },
     h('li', {}, h('span', { class: 'swatch swatch-in' }), 'Input tokens'),
     h('li', {}, h('span', { class: 'swatch swatch-out' }), 'Output tokens'),
-    h('li', {}, h('span', { class: 'swatch swatch-cost' }), 'Cost (right scale)'));
+    hasCost(u) ? h('li', {}, h('span', { class: 'swatch swatch-cost' }), 'Cost (right scale)') : null);
   const totals = h('p', { class: 'usage-total' },
     `In total: ${count(t.input_tokens)} input and ${count(t.output_tokens)} output tokens in ` +
     `${count(t.calls)} ${t.calls === 1 ? 'call' : 'calls'}, cost: ${t.calls === 0 ? '$0.00' : usd(t.cost_usd)}.`);
