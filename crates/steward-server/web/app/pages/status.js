@@ -21,7 +21,7 @@ export default {
   render(view) {
     let generation = 0;
     let inFlight = null;
-    const content = h('div', { class: 'status-content', 'aria-live': 'polite', 'aria-busy': 'true' },
+    const content = h('div', { class: 'status-content', 'aria-busy': 'true' },
       h('p', { class: 'muted', text: 'Loading the status…' }));
     const error = h('p', { class: 'error', role: 'alert', hidden: true });
     const days = h('select', { id: 'status-days', on: { change: () => load() } },

@@ -13,7 +13,7 @@ export class SessionList {
   constructor(view) {
     this.view = view;
     this.generation = 0;
-    this.list = h('ul', { class: 'sessions', 'aria-live': 'polite' });
+    this.list = h('ul', { class: 'sessions' });
     this.note = h('p', { class: 'setting-note', role: 'status' });
     this.error = h('p', { class: 'error', role: 'alert', hidden: true });
     this.el = h('section', { class: 'sessions-section', 'aria-labelledby': 'sessions-title' },
