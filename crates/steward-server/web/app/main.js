@@ -6,8 +6,12 @@ import { register } from './router.js';
 import { boot } from './shell.js';
 import signin from './pages/signin.js';
 import chat from './pages/chat.js';
+import status from './pages/status.js';
+import settings from './pages/settings.js';
 
 register(signin);
 register(chat);
+register(status);
+register(settings);
 
 boot();
