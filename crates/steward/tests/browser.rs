@@ -137,6 +137,7 @@ async fn the_web_app_works_in_chromium() {
         .args(&files)
         .env("STEWARD_URL", format!("http://{}", srv.addr))
         .env("STEWARD_TOKEN", TOKEN)
+        .env("PROVIDER_KEY", PROVIDER_KEY)
         .env("FAKE_URL", fake.base_url())
         .env("CHROMIUM", &deps.chromium)
         .env("STEWARD_TEST_BROWSER_DIR", &deps.dir)

@@ -242,6 +242,9 @@ fn the_sources_hold_nothing_the_policy_refuses_and_build_no_markup_from_strings(
             continue;
         }
         let src = std::fs::read_to_string(web_dir().join(rel)).unwrap();
+        // The SVG namespace (the Status page's chart) is a name, never fetched: the one
+        // `http://` allowed.
+        let src = src.replace("'http://www.w3.org/2000/svg'", "'svg-namespace'");
         for bad in [
             "innerHTML",
             "outerHTML",

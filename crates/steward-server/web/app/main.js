@@ -8,10 +8,14 @@ import signin from './pages/signin.js';
 import chat from './pages/chat.js';
 import approvals from './pages/approvals.js';
 import memory from './pages/memory.js';
+import status from './pages/status.js';
+import settings from './pages/settings.js';
 
 register(signin);
 register(chat);
 register(approvals);
 register(memory);
+register(status);
+register(settings);
 
 boot();

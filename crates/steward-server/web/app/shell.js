@@ -62,15 +62,22 @@ function buildHeader() {
     const button = ev.currentTarget;
     button.disabled = true;
     try {
-      await signOut();
-    } catch {
-      // Signed out here either way; the server forgets the session when it expires.
+      await signOutHere();
     } finally {
       button.disabled = false;
     }
-    returnTo = '/chat';
-    leave('You are signed out.');
   });
+}
+
+/** Sign this browser out (the header's button, the Settings page's) and show the sign-in. */
+export async function signOutHere() {
+  try {
+    await signOut();
+  } catch {
+    // Signed out here either way; the server forgets the session when it expires.
+  }
+  returnTo = '/chat';
+  leave('You are signed out.');
 }
 
 function markCurrent(page) {

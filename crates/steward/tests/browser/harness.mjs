@@ -17,6 +17,8 @@ function need(name) {
 
 export const STEWARD = need('STEWARD_URL');
 export const TOKEN = need('STEWARD_TOKEN');
+/** The model provider's API key the server was given: no page may show it. */
+export const PROVIDER_KEY = need('PROVIDER_KEY');
 export const FAKE = need('FAKE_URL');
 const CHROMIUM = need('CHROMIUM');
 const DEPS = need('STEWARD_TEST_BROWSER_DIR');

@@ -12,6 +12,8 @@ use std::time::Duration;
 pub mod pty;
 
 pub const TOKEN: &str = "test-token-0123456789abcdef";
+/// The provider key every test server gets (`with_fake_model`); no output may show it.
+pub const PROVIDER_KEY: &str = "sk-e2e-secret-value";
 
 pub fn steward_bin() -> &'static str {
     env!("CARGO_BIN_EXE_steward")
@@ -77,7 +79,7 @@ fn clean_env(cmd: &mut Command, data_dir: &Path) {
 
 pub fn with_fake_model(cmd: &mut Command, openai_base: &str, model: &str) {
     cmd.env("STEWARD_MODEL", model)
-        .env("OPENAI_API_KEY", "sk-e2e-secret-value")
+        .env("OPENAI_API_KEY", PROVIDER_KEY)
         .env("OPENAI_BASE_URL", openai_base);
 }
 
