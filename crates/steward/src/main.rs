@@ -24,7 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the HTTP server (API, OpenAI-compatible API, health) until SIGTERM or Ctrl-C.
+    /// Run the HTTP server (the web app at /, the API, the OpenAI-compatible API, health) until
+    /// SIGTERM or Ctrl-C.
     Serve,
     /// Chat in the terminal; with -m, answer one message and exit. Logs go to
     /// <data dir>/steward.log, so none lands in the conversation or a prompt.

@@ -98,6 +98,9 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
             "Steward listening on http://{addr} (no model configured: set STEWARD_MODEL; `steward doctor` helps)"
         ),
     }
+    eprintln!(
+        "Web app: http://{addr}/ (sign in with the API token, or a password set by `steward user set-password`)"
+    );
     tracing::info!(%addr, ready_ms = started.elapsed().as_millis() as u64, "ready");
 
     wait_for_signal().await;
