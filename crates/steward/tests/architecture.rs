@@ -320,6 +320,12 @@ const OTHER_VALUES_WITH_THE_SAME_CLASS: &[(&str, &str, usize)] = &[
         "b == b'_' || b == b'-')",
         1,
     ),
+    // Telegram bot tokens, `<digits>:[A-Za-z0-9_-]{30,100}`: @BotFather's shape, a secret.
+    (
+        "steward-telegram/src/token.rs",
+        "b == b'_' || b == b'-')",
+        1,
+    ),
     // MCP server names, `[a-z0-9_]{1,32}` without leading, trailing or double `_`.
     (
         "steward-mcp/src/spec.rs",

@@ -1,0 +1,228 @@
+//! A fake Bot API on loopback, speaking the wire format of the Bot API reference:
+//! `POST /bot<token>/<method>` (method names case-insensitive), answers
+//! `{"ok":true,"result":…}` or `{"ok":false,"error_code":…,"description":…,"parameters":…}`,
+//! complete objects. `getUpdates` serves pushed updates from `offset` on (forgetting those
+//! below it, as Telegram does), after any scripted failures; every call is recorded.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+
+pub const TOKEN: &str = "4242:AAFakeTokenForTheTestsOnly_abcdefghij";
+pub const BOT_ID: u64 = 4242;
+
+/// One scripted answer to the next `getUpdates`.
+#[derive(Debug, Clone)]
+pub enum Scripted {
+    /// The Bot API's error object with this HTTP status and `error_code`.
+    Error {
+        code: u16,
+        description: &'static str,
+        retry_after: Option<u64>,
+    },
+    /// A body that is not the Bot API's (a proxy's error page).
+    Raw { status: u16, body: &'static str },
+}
+
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub method: String,
+    pub body: Value,
+}
+
+#[derive(Default)]
+struct Inner {
+    script: VecDeque<Scripted>,
+    updates: Vec<Value>,
+    calls: Vec<Call>,
+    next_message_id: i64,
+}
+
+#[derive(Clone)]
+pub struct FakeBotApi {
+    pub base: String,
+    inner: Arc<Mutex<Inner>>,
+}
+
+impl FakeBotApi {
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::serve(listener)
+    }
+
+    /// On a given listener (a port the test chose, e.g. one that refused connections first).
+    pub fn serve(listener: tokio::net::TcpListener) -> Self {
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let inner = Arc::new(Mutex::new(Inner::default()));
+        let app = Router::new()
+            .route("/{bot}/{method}", post(handle))
+            .with_state(inner.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Self { base, inner }
+    }
+
+    pub fn push_update(&self, update: Value) {
+        self.inner.lock().unwrap().updates.push(update);
+    }
+
+    pub fn script(&self, step: Scripted) {
+        self.inner.lock().unwrap().script.push_back(step);
+    }
+
+    pub fn calls(&self) -> Vec<Call> {
+        self.inner.lock().unwrap().calls.clone()
+    }
+
+    /// The recorded `getUpdates` bodies, in order.
+    pub fn polls(&self) -> Vec<Value> {
+        self.calls()
+            .into_iter()
+            .filter(|c| c.method == "getupdates")
+            .map(|c| c.body)
+            .collect()
+    }
+}
+
+fn answer(status: StatusCode, body: Value) -> Response {
+    (status, axum::Json(body)).into_response()
+}
+
+fn error(code: u16, description: &str, retry_after: Option<u64>) -> Response {
+    let mut body = json!({"ok": false, "error_code": code, "description": description});
+    if let Some(secs) = retry_after {
+        body["parameters"] = json!({"retry_after": secs});
+    }
+    answer(
+        StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        body,
+    )
+}
+
+async fn handle(
+    State(inner): State<Arc<Mutex<Inner>>>,
+    Path((bot, method)): Path<(String, String)>,
+    body: axum::body::Bytes,
+) -> Response {
+    if bot.strip_prefix("bot") != Some(TOKEN) {
+        return error(401, "Unauthorized", None);
+    }
+    let body: Value = if body.is_empty() {
+        json!({})
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(v) => v,
+            Err(_) => return error(400, "Bad Request: invalid JSON", None),
+        }
+    };
+    let method = method.to_ascii_lowercase();
+    inner.lock().unwrap().calls.push(Call {
+        method: method.clone(),
+        body: body.clone(),
+    });
+    match method.as_str() {
+        "getupdates" => get_updates(&inner, &body).await,
+        "getme" => answer(
+            StatusCode::OK,
+            json!({"ok": true, "result": {"id": BOT_ID, "is_bot": true, "first_name": "Steward",
+                "username": "steward_test_bot", "can_join_groups": true,
+                "can_read_all_group_messages": false, "supports_inline_queries": false}}),
+        ),
+        "sendmessage" => {
+            let id = {
+                let mut i = inner.lock().unwrap();
+                i.next_message_id += 1;
+                i.next_message_id
+            };
+            let chat_id = body["chat_id"].as_i64().unwrap_or(0);
+            answer(
+                StatusCode::OK,
+                json!({"ok": true, "result": {"message_id": id, "date": 1_700_000_000,
+                    "from": {"id": BOT_ID, "is_bot": true, "first_name": "Steward", "username": "steward_test_bot"},
+                    "chat": {"id": chat_id, "type": "private", "first_name": "Ann"},
+                    "text": body["text"]}}),
+            )
+        }
+        _ => error(404, "Not Found: method not found", None),
+    }
+}
+
+async fn get_updates(inner: &Mutex<Inner>, body: &Value) -> Response {
+    if let Some(step) = inner.lock().unwrap().script.pop_front() {
+        return match step {
+            Scripted::Error {
+                code,
+                description,
+                retry_after,
+            } => error(code, description, retry_after),
+            Scripted::Raw { status, body } => (
+                StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY),
+                [("content-type", "text/html")],
+                body,
+            )
+                .into_response(),
+        };
+    }
+    let offset = body["offset"].as_i64().unwrap_or(0);
+    let timeout = body["timeout"].as_u64().unwrap_or(0);
+    // Long polling: hold the request until an update is there or the timeout passes.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout);
+    loop {
+        let ready: Vec<Value> = {
+            let mut i = inner.lock().unwrap();
+            i.updates
+                .retain(|u| u["update_id"].as_i64().unwrap_or(0) >= offset);
+            i.updates.clone()
+        };
+        if !ready.is_empty() || tokio::time::Instant::now() >= deadline {
+            return answer(StatusCode::OK, json!({"ok": true, "result": ready}));
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn user(id: u64) -> Value {
+    json!({"id": id, "is_bot": false, "first_name": "Ann", "language_code": "en"})
+}
+
+/// A text message in the sender's private chat with the bot.
+pub fn private_text(update_id: u32, from: u64, text: &str) -> Value {
+    json!({"update_id": update_id, "message": {"message_id": update_id, "date": 1_700_000_000,
+        "from": user(from), "chat": {"id": from, "type": "private", "first_name": "Ann"},
+        "text": text}})
+}
+
+/// A text message in a group (`chat` negative, as Telegram's group ids are).
+pub fn group_text(update_id: u32, chat: i64, from: u64, text: &str) -> Value {
+    json!({"update_id": update_id, "message": {"message_id": update_id, "date": 1_700_000_000,
+        "from": user(from), "chat": {"id": chat, "type": "supergroup", "title": "Family"},
+        "text": text}})
+}
+
+/// A 👍 on message 7 of the sender's private chat.
+pub fn reaction(update_id: u32, from: u64) -> Value {
+    json!({"update_id": update_id, "message_reaction": {"chat": {"id": from, "type": "private",
+        "first_name": "Ann"}, "message_id": 7, "user": user(from), "date": 1_700_000_000,
+        "old_reaction": [], "new_reaction": [{"type": "emoji", "emoji": "👍"}]}})
+}
+
+/// A press of a button under message 7 of the sender's private chat.
+pub fn callback(update_id: u32, from: u64, data: &str) -> Value {
+    json!({"update_id": update_id, "callback_query": {"id": format!("cb{update_id}"),
+        "from": user(from), "chat_instance": "-77", "data": data,
+        "message": {"message_id": 7, "date": 1_700_000_000,
+            "from": {"id": BOT_ID, "is_bot": true, "first_name": "Steward"},
+            "chat": {"id": from, "type": "private", "first_name": "Ann"}, "text": "Confirm?"}}})
+}
+
+/// A post in a channel the bot administers (no `from`).
+pub fn channel_post(update_id: u32) -> Value {
+    json!({"update_id": update_id, "channel_post": {"message_id": 1, "date": 1_700_000_000,
+        "chat": {"id": -1001, "type": "channel", "title": "News"}, "text": "hello"}})
+}
