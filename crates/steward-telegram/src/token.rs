@@ -19,6 +19,9 @@ pub struct BotToken(String);
 pub struct BadToken;
 
 impl BotToken {
+    /// The rule's words, for config errors and docs.
+    pub const RULE: &str = "the bot's numeric id, a colon and 30 to 100 letters, digits, `_` or `-`, as @BotFather gives it";
+
     /// Checks the shape @BotFather gives (`123456:AA…`). The shape matters beyond tidiness:
     /// the token goes into a URL path, so a `/`, `?` or `#` in it would reach another route.
     pub fn parse(raw: &str) -> Result<Self, BadToken> {

@@ -21,6 +21,7 @@ mod config_mcp;
 mod config_parts;
 mod config_prices;
 mod config_providers;
+mod config_telegram;
 mod config_web;
 mod docs_in_sync;
 mod e2e_approval_history;

@@ -27,7 +27,8 @@ pub use llm::provider_configs;
 pub use runtime::{RUNTIME_KV_PREFIX, RuntimeRefusal, RuntimeView};
 pub use settings::{
     AgentSettings, ApprovalConfig, HttpSettings, MemorySettings, ProviderKindSetting,
-    ProviderSettings, Settings, SqlConfig, ToolSettings, WebSettings, split_model_ref,
+    ProviderSettings, Settings, SqlConfig, TelegramSettings, ToolSettings, WebSettings,
+    split_model_ref,
 };
 pub use show::render_docs;
 

@@ -664,6 +664,50 @@ pub(crate) static FIELDS: &[Field] = &[
         apply: |s, v| s.memory.extraction_model = Some(v.text()),
     },
     Field {
+        key: "telegram.bot_token",
+        env: Some("TELEGRAM_BOT_TOKEN"),
+        default: Default::None,
+        rule: Rule::TelegramBotToken,
+        secret: true,
+        runtime: false,
+        help: "Token of the Telegram bot, from @BotFather (the Telegram surface is in progress: not served by `steward serve` yet)",
+        apply: |s, v| s.telegram.bot_token = Some(v.text()),
+    },
+    Field {
+        key: "telegram.allowed_users",
+        env: Some("STEWARD_TELEGRAM_ALLOWED_USERS"),
+        default: Default::None,
+        rule: Rule::TelegramUserIds,
+        secret: false,
+        runtime: false,
+        help: "Telegram user ids allowed to talk to the bot; unset = nobody (the bot answers no one, and logs each dropped sender's id)",
+        apply: |s, v| {
+            if let Ok(users) = steward_telegram::AllowedUsers::parse(&v.text()) {
+                s.telegram.allowed_users = users;
+            }
+        },
+    },
+    Field {
+        key: "telegram.allow_groups",
+        env: Some("STEWARD_TELEGRAM_ALLOW_GROUPS"),
+        default: Default::Text("false"),
+        rule: Rule::Bool,
+        secret: false,
+        runtime: false,
+        help: "Answer in groups the bot is added to; even then only messages from `telegram.allowed_users` are taken",
+        apply: |s, v| s.telegram.allow_groups = v.flag(),
+    },
+    Field {
+        key: "telegram.api_base_url",
+        env: Some("STEWARD_TELEGRAM_API_BASE_URL"),
+        default: Default::Text(steward_telegram::DEFAULT_API_BASE),
+        rule: Rule::HttpUrl,
+        secret: false,
+        runtime: false,
+        help: "Base URL of the Bot API (a self-hosted Bot API server); requests go to `<base>/bot<token>/<method>`",
+        apply: |s, v| s.telegram.api_base_url = v.text(),
+    },
+    Field {
         key: "providers.openai.api_key",
         env: Some("OPENAI_API_KEY"),
         default: Default::None,

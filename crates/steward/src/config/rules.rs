@@ -93,6 +93,10 @@ pub(crate) enum Rule {
     PrincipalId,
     /// `none`, or part kinds (`image`, `audio`, `file`) separated by commas.
     PartKinds,
+    /// A Telegram bot token by `steward_telegram::BotToken`'s rule.
+    TelegramBotToken,
+    /// Telegram user ids, comma-separated, by `steward_telegram::AllowedUsers`'s rule.
+    TelegramUserIds,
 }
 
 impl Rule {
@@ -141,6 +145,8 @@ impl Rule {
             Rule::PartKinds => "`none` (text only) or part kinds separated by commas: `image`, \
                  `audio`, `file` (each only as far as the provider's API takes it)"
                 .into(),
+            Rule::TelegramBotToken => steward_telegram::BotToken::RULE.into(),
+            Rule::TelegramUserIds => steward_telegram::AllowedUsers::RULE.into(),
         }
     }
 
@@ -223,6 +229,8 @@ impl Rule {
                     && s != steward_protocol::PrincipalId::SYSTEM
             }
             Rule::PartKinds => part_kinds(s).is_some(),
+            Rule::TelegramBotToken => steward_telegram::BotToken::parse(s).is_ok(),
+            Rule::TelegramUserIds => steward_telegram::AllowedUsers::parse(s).is_ok(),
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {
@@ -346,6 +354,34 @@ mod tests {
         ] {
             assert!(Rule::PartKinds.parse_text(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn telegram_user_ids_are_positive_integers_separated_by_commas() {
+        assert_eq!(
+            Rule::TelegramUserIds.parse_text("123456789, 42"),
+            Ok(Value::Text("123456789, 42".into()))
+        );
+        for bad in ["", "0", "-1", "1,,2", "@ann", "1 2", "99999999999999999999"] {
+            let err = Rule::TelegramUserIds.parse_text(bad).unwrap_err();
+            assert!(err.contains("positive integers"), "{bad:?}: {err}");
+        }
+        assert!(
+            Rule::TelegramUserIds
+                .parse_file(&FileValue::Int(42))
+                .is_err(),
+            "a bare TOML integer is not the list's text"
+        );
+    }
+
+    #[test]
+    fn telegram_bot_tokens_are_checked_without_being_quoted() {
+        let good = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq";
+        assert!(Rule::TelegramBotToken.parse_text(good).is_ok());
+        let bad = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDs/../x";
+        let err = Rule::TelegramBotToken.parse_text(bad).unwrap_err();
+        assert!(!err.contains("AAHdq"), "{err}");
+        assert!(Rule::TelegramBotToken.parse_text("not-a-token").is_err());
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct Settings {
     pub approvals: ApprovalConfig,
     pub sql: SqlConfig,
     pub web: WebSettings,
+    /// The Telegram surface (`telegram.*`). `Debug` masks the bot token.
+    pub telegram: TelegramSettings,
     pub memory: MemorySettings,
     pub tools: ToolSettings,
     pub code: CodeSettings,
@@ -109,6 +111,28 @@ impl Settings {
             .skills_dir
             .clone()
             .unwrap_or_else(|| self.data_dir.join("skills"))
+    }
+}
+
+/// The Telegram bot's settings (`telegram.*`). `Debug` masks the token.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TelegramSettings {
+    /// Secret: masked in `Debug`.
+    pub bot_token: Option<String>,
+    /// Empty (the default) lets nobody in.
+    pub allowed_users: steward_telegram::AllowedUsers,
+    pub allow_groups: bool,
+    pub api_base_url: String,
+}
+
+impl fmt::Debug for TelegramSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TelegramSettings")
+            .field("bot_token", &Masked(&self.bot_token))
+            .field("allowed_users", &self.allowed_users)
+            .field("allow_groups", &self.allow_groups)
+            .field("api_base_url", &mask_url(&self.api_base_url))
+            .finish()
     }
 }
 
@@ -313,6 +337,12 @@ impl Settings {
                 search_api_key: None,
                 search_max_results: 0,
             },
+            telegram: TelegramSettings {
+                bot_token: None,
+                allowed_users: steward_telegram::AllowedUsers::default(),
+                allow_groups: false,
+                api_base_url: String::new(),
+            },
             memory: MemorySettings {
                 embedder: String::new(),
                 model_dir: None,
@@ -410,6 +440,7 @@ impl fmt::Debug for Settings {
             .field("approvals", &self.approvals)
             .field("sql", &self.sql)
             .field("web", &self.web)
+            .field("telegram", &self.telegram)
             .field("memory", &self.memory)
             .field("code", &self.code)
             .field("parts", &self.parts)
