@@ -6,8 +6,10 @@ use serde_json::Value;
 use steward_telegram::frankenstein::updates::Update;
 use steward_telegram::{ChatKind, DropReason, UpdateKind};
 
-use crate::fake_bot_api::{FakeBotApi, callback, channel_post, group_text, private_text, reaction};
 use crate::support::{LogCapture, RecordedPause, allow, start, until};
+use steward_testkit::telegram::{
+    FakeBotApi, callback, channel_post, group_text, private_text, reaction,
+};
 
 const ANN: u64 = 1001;
 const MALLORY: u64 = 6666;
@@ -108,7 +110,7 @@ fn channels_and_senderless_updates_are_never_admitted() {
 async fn strangers_get_no_turn_no_reply_and_their_words_stay_out_of_the_log() {
     let logs = LogCapture::default();
     let _guard = logs.install();
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     fake.push_update(private_text(1, MALLORY, "my secret plans"));
     fake.push_update(group_text(2, FAMILY, ANN, "group secret plans"));
     fake.push_update(private_text(3, ANN, "hello"));

@@ -10,12 +10,12 @@ use steward_telegram::frankenstein::response::MethodResponse;
 use steward_telegram::frankenstein::types::User;
 use steward_telegram::{BotApi, BotToken, FailureKind, TelegramError};
 
-use crate::fake_bot_api::{BOT_ID, FakeBotApi, TOKEN};
 use crate::support::{api, tls};
+use steward_testkit::telegram::{BOT_ID, FakeBotApi, TOKEN};
 
 #[tokio::test]
 async fn methods_decode_into_the_bot_api_types() {
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     let bot = api(&fake.base);
     let me = bot.get_me().await.unwrap().result;
     assert_eq!((me.id, me.is_bot), (BOT_ID, true));
@@ -38,7 +38,7 @@ async fn methods_decode_into_the_bot_api_types() {
 
 #[tokio::test]
 async fn a_wrong_token_and_an_unknown_method_are_the_api_errors_without_the_token() {
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     tls();
     let other = "999:AAOtherTokenOtherTokenOtherToken_xyz";
     let bot = BotApi::new(

@@ -6,6 +6,5 @@
 
 mod admission;
 mod client;
-mod fake_bot_api;
 mod polling;
 mod support;

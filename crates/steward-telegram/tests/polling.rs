@@ -8,14 +8,14 @@ use std::time::Duration;
 use serde_json::json;
 use steward_telegram::{Pause, PollEnd, UpdateKind};
 
-use crate::fake_bot_api::{FakeBotApi, Scripted, TOKEN, private_text};
 use crate::support::{LogCapture, RecordedPause, allow, start, until};
+use steward_testkit::telegram::{FakeBotApi, Scripted, TOKEN, private_text};
 
 const ANN: u64 = 1001;
 
 #[tokio::test]
 async fn the_polling_call_names_the_four_update_kinds_and_a_long_poll() {
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     let mut run = start(&fake.base, allow("1001", false), RecordedPause::default());
     fake.push_update(private_text(1, ANN, "hi"));
     run.next().await;
@@ -36,7 +36,7 @@ async fn the_polling_call_names_the_four_update_kinds_and_a_long_poll() {
 
 #[tokio::test]
 async fn the_offset_moves_past_the_last_update_and_nothing_comes_twice() {
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     fake.push_update(private_text(40, ANN, "one"));
     fake.push_update(private_text(41, ANN, "two"));
     let mut run = start(&fake.base, allow("1001", false), RecordedPause::default());
@@ -52,7 +52,7 @@ async fn the_offset_moves_past_the_last_update_and_nothing_comes_twice() {
 
 #[tokio::test]
 async fn a_429_waits_exactly_its_retry_after_then_delivers() {
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     fake.script(Scripted::Error {
         code: 429,
         description: "Too Many Requests: retry after 7",
@@ -68,7 +68,7 @@ async fn a_429_waits_exactly_its_retry_after_then_delivers() {
 
 #[tokio::test]
 async fn server_errors_back_off_growing_and_the_loop_still_delivers() {
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     fake.script(Scripted::Raw {
         status: 502,
         body: "<html><body>502 Bad Gateway</body></html>",
@@ -112,7 +112,7 @@ impl Pause for FakeComesUp {
         self.waits.pause(wait).await;
         if self.waits.waits().len() == 2 {
             let listener = tokio::net::TcpListener::bind(self.addr).await.unwrap();
-            let fake = FakeBotApi::serve(listener);
+            let fake = FakeBotApi::serve(listener).unwrap();
             fake.push_update(private_text(77, ANN, "back online"));
             *self.fake.lock().unwrap() = Some(fake);
         }
@@ -148,8 +148,25 @@ async fn refused_connections_keep_the_loop_alive_and_never_log_the_token() {
 }
 
 #[tokio::test]
+async fn a_connection_dropped_mid_answer_is_waited_out_and_loses_no_update() {
+    let fake = FakeBotApi::start().await.unwrap();
+    fake.script(Scripted::Drop);
+    fake.push_update(private_text(12, ANN, "after the drop"));
+    let pause = RecordedPause::default();
+    let mut run = start(&fake.base, allow("1001", false), pause.clone());
+    assert_eq!(run.next().await.update_id, 12);
+    assert_eq!(pause.waits(), vec![Duration::from_millis(500)]);
+    assert_eq!(
+        fake.polls().len(),
+        2,
+        "one dropped poll, one that delivered"
+    );
+    run.stop().await;
+}
+
+#[tokio::test]
 async fn an_update_of_an_unknown_shape_is_skipped_not_retried() {
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     fake.push_update(json!({"update_id": 3, "message": {"bogus": true}}));
     fake.push_update(private_text(4, ANN, "fine"));
     let pause = RecordedPause::default();
@@ -170,7 +187,7 @@ async fn an_update_of_an_unknown_shape_is_skipped_not_retried() {
 
 #[tokio::test]
 async fn cancelling_ends_a_poll_that_is_waiting_and_a_pause() {
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     let run = start(&fake.base, allow("1001", false), RecordedPause::default());
     until(|| !fake.polls().is_empty()).await;
     assert_eq!(run.stop().await, PollEnd::Cancelled);
@@ -203,7 +220,7 @@ impl Pause for SleepingPause {
 
 #[tokio::test]
 async fn the_loop_ends_when_nobody_takes_admitted_updates() {
-    let fake = FakeBotApi::start().await;
+    let fake = FakeBotApi::start().await.unwrap();
     let run = start(&fake.base, allow("1001", false), RecordedPause::default());
     drop(run.admitted);
     fake.push_update(private_text(1, ANN, "anyone?"));

@@ -11,7 +11,7 @@ use steward_telegram::{
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::fake_bot_api::TOKEN;
+use steward_testkit::telegram::TOKEN;
 
 /// reqwest is built without a default TLS provider and refuses to build a client until one
 /// is installed, even for plain http.

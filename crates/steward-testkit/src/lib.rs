@@ -4,7 +4,7 @@
 //! Anthropic Messages and Gemini generateContent wire formats (whole bodies and
 //! streams), answering from a FIFO of scripted `Step`s and recording every model
 //! request — scripted from Rust or, by a test in another language (the browser tests), over
-//! its `/_fake/*` control routes; and `pinning`, the scripted turn every surface's projection is pinned by.
+//! its `/_fake/*` control routes; `telegram`, a fake Bot API (updates scripted, calls recorded); and `pinning`, the scripted turn every surface's projection is pinned by.
 //! Owns: test doubles only. Does not own: anything production code uses;
 //! nothing outside tests and benchmarks may depend on this crate.
 
@@ -17,6 +17,7 @@ pub mod raw_http;
 mod script;
 mod server;
 mod state;
+pub mod telegram;
 mod wire;
 
 pub use script::{RecordedRequest, Reply, ScriptedCall, Step, WireFormat};

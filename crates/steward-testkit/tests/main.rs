@@ -14,3 +14,4 @@ mod control;
 mod gemini;
 mod openai;
 mod steps;
+mod telegram;

@@ -3,9 +3,13 @@
 //! `{"ok":true,"result":…}` or `{"ok":false,"error_code":…,"description":…,"parameters":…}`,
 //! complete objects. `getUpdates` serves pushed updates from `offset` on (forgetting those
 //! below it, as Telegram does), after any scripted failures; every call is recorded.
+//! Also the update objects tests push (`private_text`, `group_text`, `reaction`, …).
+//!
+//! Owns: the fake only. Does not own: any client (steward-telegram's is tested against it;
+//! this file knows the wire format, not frankenstein's types).
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use axum::Router;
@@ -29,6 +33,8 @@ pub enum Scripted {
     },
     /// A body that is not the Bot API's (a proxy's error page).
     Raw { status: u16, body: &'static str },
+    /// The connection dies in the middle of a 200 answer's body.
+    Drop,
 }
 
 #[derive(Debug, Clone)]
@@ -52,32 +58,44 @@ pub struct FakeBotApi {
 }
 
 impl FakeBotApi {
-    pub async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    pub async fn start() -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         Self::serve(listener)
     }
 
     /// On a given listener (a port the test chose, e.g. one that refused connections first).
-    pub fn serve(listener: tokio::net::TcpListener) -> Self {
-        let base = format!("http://{}", listener.local_addr().unwrap());
+    pub fn serve(listener: tokio::net::TcpListener) -> std::io::Result<Self> {
+        let base = format!("http://{}", listener.local_addr()?);
         let inner = Arc::new(Mutex::new(Inner::default()));
         let app = Router::new()
             .route("/{bot}/{method}", post(handle))
             .with_state(inner.clone());
         tokio::spawn(async move { axum::serve(listener, app).await });
-        Self { base, inner }
+        Ok(Self { base, inner })
     }
 
     pub fn push_update(&self, update: Value) {
-        self.inner.lock().unwrap().updates.push(update);
+        self.inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .updates
+            .push(update);
     }
 
     pub fn script(&self, step: Scripted) {
-        self.inner.lock().unwrap().script.push_back(step);
+        self.inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .script
+            .push_back(step);
     }
 
     pub fn calls(&self) -> Vec<Call> {
-        self.inner.lock().unwrap().calls.clone()
+        self.inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .calls
+            .clone()
     }
 
     /// The recorded `getUpdates` bodies, in order.
@@ -122,10 +140,14 @@ async fn handle(
         }
     };
     let method = method.to_ascii_lowercase();
-    inner.lock().unwrap().calls.push(Call {
-        method: method.clone(),
-        body: body.clone(),
-    });
+    inner
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .calls
+        .push(Call {
+            method: method.clone(),
+            body: body.clone(),
+        });
     match method.as_str() {
         "getupdates" => get_updates(&inner, &body).await,
         "getme" => answer(
@@ -136,7 +158,7 @@ async fn handle(
         ),
         "sendmessage" => {
             let id = {
-                let mut i = inner.lock().unwrap();
+                let mut i = inner.lock().unwrap_or_else(PoisonError::into_inner);
                 i.next_message_id += 1;
                 i.next_message_id
             };
@@ -154,13 +176,27 @@ async fn handle(
 }
 
 async fn get_updates(inner: &Mutex<Inner>, body: &Value) -> Response {
-    if let Some(step) = inner.lock().unwrap().script.pop_front() {
+    if let Some(step) = inner
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .script
+        .pop_front()
+    {
         return match step {
             Scripted::Error {
                 code,
                 description,
                 retry_after,
             } => error(code, description, retry_after),
+            Scripted::Drop => {
+                let pieces: [Result<&'static [u8], std::io::Error>; 2] = [
+                    Ok(b"{\"ok\":true,\"resu"),
+                    Err(std::io::Error::other("connection dropped by the fake")),
+                ];
+                Response::new(axum::body::Body::from_stream(futures_util::stream::iter(
+                    pieces,
+                )))
+            }
             Scripted::Raw { status, body } => (
                 StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY),
                 [("content-type", "text/html")],
@@ -175,7 +211,7 @@ async fn get_updates(inner: &Mutex<Inner>, body: &Value) -> Response {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(timeout);
     loop {
         let ready: Vec<Value> = {
-            let mut i = inner.lock().unwrap();
+            let mut i = inner.lock().unwrap_or_else(PoisonError::into_inner);
             i.updates
                 .retain(|u| u["update_id"].as_i64().unwrap_or(0) >= offset);
             i.updates.clone()
