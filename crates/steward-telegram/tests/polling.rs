@@ -165,6 +165,30 @@ async fn a_connection_dropped_mid_answer_is_waited_out_and_loses_no_update() {
 }
 
 #[tokio::test]
+async fn hostile_success_answers_are_failures_not_crashes_and_quote_nothing() {
+    let logs = LogCapture::default();
+    let _guard = logs.install();
+    let fake = FakeBotApi::start().await.unwrap();
+    for body in [
+        "<html>captive portal: secret-looking page</html>",
+        r#"{"ok":true,"result":"secret-looking string"}"#,
+        r#"{"ok":true}"#,
+        "",
+    ] {
+        fake.script(Scripted::Raw { status: 200, body });
+    }
+    fake.push_update(private_text(21, ANN, "through"));
+    let pause = RecordedPause::default();
+    let mut run = start(&fake.base, allow("1001", false), pause.clone());
+    assert_eq!(run.next().await.update_id, 21);
+    assert_eq!(pause.waits().len(), 4);
+    run.stop().await;
+    let text = logs.text();
+    assert_eq!(text.matches("did not decode").count(), 4, "{text}");
+    assert!(!text.contains("secret-looking"), "{text}");
+}
+
+#[tokio::test]
 async fn an_update_of_an_unknown_shape_is_skipped_not_retried() {
     let fake = FakeBotApi::start().await.unwrap();
     fake.push_update(json!({"update_id": 3, "message": {"bogus": true}}));

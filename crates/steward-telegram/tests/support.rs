@@ -107,12 +107,28 @@ pub async fn until(mut cond: impl FnMut() -> bool) {
 }
 
 /// Everything logged on this thread while the guard lives (INFO and above).
+///
+/// One global subscriber writes each event to the capture of the thread that logged it:
+/// per-thread subscribers (`set_default`) race with tracing's global callsite cache when
+/// tests run in parallel and lose events. The tests' runtimes are current-thread, so a
+/// test's tasks log on its own thread.
 #[derive(Clone, Default)]
 pub struct LogCapture(Arc<Mutex<Vec<u8>>>);
 
-impl Write for LogCapture {
+thread_local! {
+    static CAPTURE: std::cell::RefCell<Option<LogCapture>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Writes to the calling thread's capture, if any.
+struct ThreadWriter;
+
+impl Write for ThreadWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
+        CAPTURE.with(|c| {
+            if let Some(capture) = c.borrow().as_ref() {
+                capture.0.lock().unwrap().extend_from_slice(buf);
+            }
+        });
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -120,15 +136,28 @@ impl Write for LogCapture {
     }
 }
 
+/// Stops capturing on this thread when dropped.
+pub struct CaptureGuard;
+
+impl Drop for CaptureGuard {
+    fn drop(&mut self) {
+        CAPTURE.with(|c| *c.borrow_mut() = None);
+    }
+}
+
 impl LogCapture {
-    pub fn install(&self) -> tracing::subscriber::DefaultGuard {
-        let me = self.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_max_level(tracing::Level::INFO)
-            .with_ansi(false)
-            .with_writer(move || me.clone())
-            .finish();
-        tracing::subscriber::set_default(subscriber)
+    pub fn install(&self) -> CaptureGuard {
+        static GLOBAL: std::sync::Once = std::sync::Once::new();
+        GLOBAL.call_once(|| {
+            let subscriber = tracing_subscriber::fmt()
+                .with_max_level(tracing::Level::INFO)
+                .with_ansi(false)
+                .with_writer(|| ThreadWriter)
+                .finish();
+            tracing::subscriber::set_global_default(subscriber).unwrap();
+        });
+        CAPTURE.with(|c| *c.borrow_mut() = Some(self.clone()));
+        CaptureGuard
     }
 
     pub fn text(&self) -> String {
