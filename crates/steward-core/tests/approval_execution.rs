@@ -39,16 +39,6 @@ fn setup(fake: &FakeModel, tools: Vec<Arc<dyn Tool>>) -> Harness {
     )
 }
 
-fn cards(events: &[TurnEvent]) -> Vec<ActionCard> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            TurnEvent::ApprovalRequired { card } => Some(card.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// A turn in which the model calls `tool` with `args` once; returns the one card raised.
 async fn park(fake: &FakeModel, h: &Harness, conv: &str, tool: &str, args: &str) -> ActionCard {
     fake.push(Step::Reply(Reply::tool_call(tool, args)));

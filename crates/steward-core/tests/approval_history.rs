@@ -11,8 +11,7 @@ use std::time::Duration;
 use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, ApprovalDesk, ApprovalError, Resolution};
 use steward_protocol::{
-    ActionStatus, Clock, Decision, DecisionKind, Effect, ManualClock, PendingAction, Principal,
-    PrincipalId, Surface, TurnEvent,
+    ActionStatus, Clock, Decision, DecisionKind, Effect, ManualClock, PendingAction, Surface,
 };
 use steward_testkit::{FakeModel, Reply, Step};
 
@@ -35,27 +34,6 @@ fn setup(fake: &FakeModel, tool: &Recorder, clock: &Arc<ManualClock>) -> Harness
     )
 }
 
-fn owner() -> Principal {
-    Principal::authenticated(PrincipalId::parse("owner").unwrap())
-}
-
-/// A turn in which the model asks for `send_email` to `to`; the card's action id.
-async fn park(fake: &FakeModel, h: &Harness, conv: &str, to: &str) -> String {
-    fake.push(Step::Reply(Reply::tool_call(
-        "send_email",
-        &format!(r#"{{"to":"{to}"}}"#),
-    )));
-    fake.push(Step::Reply(Reply::text("Approve?")));
-    let events = collect(&h.steward, inbound(conv, "email")).await;
-    events
-        .iter()
-        .find_map(|e| match e {
-            TurnEvent::ApprovalRequired { card } => Some(card.action_id.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no card: {events:?}"))
-}
-
 async fn all(h: &Harness) -> Vec<PendingAction> {
     h.steward.list(None, 500).await.unwrap()
 }
@@ -66,31 +44,24 @@ async fn a_listing_says_who_decided_each_action_how_where_and_when() {
     let tool = Recorder::new("send_email", Effect::External);
     let clock = ManualClock::starting_now();
     let h = setup(&fake, &tool, &clock);
-    let confirmed = park(&fake, &h, "h1", "a@example.com").await;
-    let cancelled = park(&fake, &h, "h2", "b@example.com").await;
-    let expired = park(&fake, &h, "h3", "c@example.com").await;
+    let confirmed = park_email(&fake, &h, "h1", "a@example.com").await;
+    let cancelled = park_email(&fake, &h, "h2", "b@example.com").await;
+    let expired = park_email(&fake, &h, "h3", "c@example.com").await;
 
     clock.advance(Duration::from_secs(5));
     let confirmed_at = clock.now_ms();
     fake.push(Step::Reply(Reply::text("Sent.")));
-    let res = h
-        .steward
-        .resolve(
-            &confirmed,
-            Decision::Confirm { revision: 0 },
-            owner(),
-            Surface::Http,
-        )
-        .await
-        .unwrap();
-    let Resolution::Applied {
-        follow_up: Some(rx),
-        ..
-    } = res
-    else {
-        panic!("{res:?}")
-    };
-    drain(rx).await;
+    let (res, follow_up) = resolve_and_finish(
+        &h.steward,
+        &confirmed,
+        Decision::Confirm { revision: 0 },
+        Surface::Http,
+    )
+    .await;
+    assert!(
+        matches!(res, Resolution::Applied { .. }) && !follow_up.is_empty(),
+        "{res:?}"
+    );
     clock.advance(Duration::from_secs(5));
     let cancelled_at = clock.now_ms();
     h.steward
@@ -104,7 +75,7 @@ async fn a_listing_says_who_decided_each_action_how_where_and_when() {
         .await
         .unwrap();
     assert!(matches!(late, Resolution::Conflict { .. }), "{late:?}");
-    let still_pending = park(&fake, &h, "h4", "d@example.com").await;
+    let still_pending = park_email(&fake, &h, "h4", "d@example.com").await;
     clock.advance(TTL - Duration::from_secs(1));
     let expired_at = clock.now_ms();
     // The sweep expires the third card (the fourth, parked 10 s later, is not due yet).
@@ -149,7 +120,7 @@ async fn a_pending_action_in_the_slice_has_no_decision_even_once_decided() {
     let tool = Recorder::new("send_email", Effect::External);
     let clock = ManualClock::starting_now();
     let h = setup(&fake, &tool, &clock);
-    let id = park(&fake, &h, "p1", "a@example.com").await;
+    let id = park_email(&fake, &h, "p1", "a@example.com").await;
     let listed = all(&h).await;
     h.steward
         .resolve(&id, Decision::Cancel, owner(), Surface::Http)
@@ -171,7 +142,7 @@ async fn the_trail_lists_every_line_in_order_with_detail_as_data() {
     let tool = Recorder::new("send_email", Effect::External);
     let clock = ManualClock::starting_now();
     let h = setup(&fake, &tool, &clock);
-    let id = park(&fake, &h, "t1", "a@example.com").await;
+    let id = park_email(&fake, &h, "t1", "a@example.com").await;
     let revised = serde_json::json!({"to": "<b>x</b>@example.com"});
     h.steward
         .resolve(
@@ -185,24 +156,17 @@ async fn the_trail_lists_every_line_in_order_with_detail_as_data() {
         .await
         .unwrap();
     fake.push(Step::Reply(Reply::text("Sent.")));
-    let res = h
-        .steward
-        .resolve(
-            &id,
-            Decision::Confirm { revision: 1 },
-            owner(),
-            Surface::Http,
-        )
-        .await
-        .unwrap();
-    let Resolution::Applied {
-        follow_up: Some(rx),
-        ..
-    } = res
-    else {
-        panic!("{res:?}")
-    };
-    drain(rx).await;
+    let (res, follow_up) = resolve_and_finish(
+        &h.steward,
+        &id,
+        Decision::Confirm { revision: 1 },
+        Surface::Http,
+    )
+    .await;
+    assert!(
+        matches!(res, Resolution::Applied { .. }) && !follow_up.is_empty(),
+        "{res:?}"
+    );
 
     let trail = h.steward.trail(&id).await.unwrap();
     let events: Vec<(&str, Surface)> = trail
@@ -239,8 +203,8 @@ async fn the_pending_count_follows_every_decision() {
     let clock = ManualClock::starting_now();
     let h = setup(&fake, &tool, &clock);
     assert_eq!(h.steward.pending_count().await.unwrap(), 0);
-    let a = park(&fake, &h, "c1", "a@example.com").await;
-    park(&fake, &h, "c2", "b@example.com").await;
+    let a = park_email(&fake, &h, "c1", "a@example.com").await;
+    park_email(&fake, &h, "c2", "b@example.com").await;
     assert_eq!(h.steward.pending_count().await.unwrap(), 2);
     h.steward
         .resolve(&a, Decision::Cancel, owner(), Surface::Http)

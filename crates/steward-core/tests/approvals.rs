@@ -13,7 +13,7 @@ use std::time::Duration;
 use steward_core::approvals::ApprovalSettings;
 use steward_core::{AgentSettings, ApprovalDesk, ApprovalError, Resolution};
 use steward_protocol::{
-    ActionStatus, Clock, Decision, Effect, ManualClock, Principal, PrincipalId, Surface, TurnEvent,
+    ActionStatus, Clock, Decision, Effect, ManualClock, Principal, PrincipalId, Surface,
 };
 use steward_testkit::{FakeModel, Reply, Step};
 use steward_tools::ToolRegistry;
@@ -34,39 +34,12 @@ fn setup(fake: &FakeModel, tool: &Recorder, approvals: ApprovalSettings) -> Harn
     )
 }
 
-fn cards(events: &[TurnEvent]) -> Vec<steward_protocol::ActionCard> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            TurnEvent::ApprovalRequired { card } => Some(card.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-/// A turn in which the model asks for `send_email` once, then says something.
-async fn park_one(fake: &FakeModel, h: &Harness, conv: &str, to: &str) -> String {
-    fake.push(Step::Reply(Reply::tool_call(
-        "send_email",
-        &format!(r#"{{"to":"{to}"}}"#),
-    )));
-    fake.push(Step::Reply(Reply::text("I need your approval to send it.")));
-    let events = collect(&h.steward, inbound(conv, "email bob")).await;
-    let c = cards(&events);
-    assert_eq!(c.len(), 1, "{events:?}");
-    c[0].action_id.clone()
-}
-
-fn owner() -> Principal {
-    Principal::authenticated(PrincipalId::parse("owner").unwrap())
-}
-
 #[tokio::test]
 async fn a_consequential_call_is_parked_and_the_model_is_told_it_did_not_run() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
     let h = setup(&fake, &tool, ApprovalSettings::default());
-    let id = park_one(&fake, &h, "a1", "bob@example.com").await;
+    let id = park_email(&fake, &h, "a1", "bob@example.com").await;
     assert_eq!(tool.count(), 0, "nothing runs on the model's word");
 
     let second = fake.requests()[1].body["messages"].to_string();
@@ -90,7 +63,7 @@ async fn confirm_runs_the_exact_payload_once_and_the_agent_continues() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
     let h = setup(&fake, &tool, ApprovalSettings::default());
-    let id = park_one(&fake, &h, "a2", "bob@example.com").await;
+    let id = park_email(&fake, &h, "a2", "bob@example.com").await;
 
     fake.push(Step::Reply(Reply::text("Sent to Bob.")));
     let res = h
@@ -151,7 +124,7 @@ async fn fifty_concurrent_confirms_execute_exactly_once() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
     let h = setup(&fake, &tool, ApprovalSettings::default());
-    let id = park_one(&fake, &h, "a3", "x@example.com").await;
+    let id = park_email(&fake, &h, "a3", "x@example.com").await;
     let surfaces = [
         Surface::Http,
         Surface::Web,
@@ -190,7 +163,7 @@ async fn another_principals_action_is_not_found_and_runs_nothing() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
     let h = setup(&fake, &tool, ApprovalSettings::default());
-    let id = park_one(&fake, &h, "a-theirs", "bob@example.com").await;
+    let id = park_email(&fake, &h, "a-theirs", "bob@example.com").await;
     // Someone else a surface authenticated: the owner's card is not theirs to decide.
     let bob = Principal::authenticated(PrincipalId::parse("bob").unwrap());
     for decision in [Decision::Confirm { revision: 0 }, Decision::Cancel] {
@@ -235,7 +208,7 @@ async fn confirm_racing_cancel_gives_one_decision() {
         let fake = FakeModel::start().await.unwrap();
         let tool = Recorder::new("send_email", Effect::External);
         let h = setup(&fake, &tool, ApprovalSettings::default());
-        let id = park_one(&fake, &h, &format!("race{round}"), "y@example.com").await;
+        let id = park_email(&fake, &h, &format!("race{round}"), "y@example.com").await;
         let (a, b) = (h.steward.clone(), h.steward.clone());
         let (ia, ib) = (id.clone(), id.clone());
         let confirm = tokio::spawn(async move {
@@ -298,8 +271,8 @@ async fn confirm_after_expiry_runs_nothing_and_the_sweep_expires_unseen_cards() 
     };
     let clock = ManualClock::starting_now();
     let h = setup_clocked(&fake, &tool, settings, &clock);
-    let late = park_one(&fake, &h, "e1", "late@example.com").await;
-    let unseen = park_one(&fake, &h, "e2", "unseen@example.com").await;
+    let late = park_email(&fake, &h, "e1", "late@example.com").await;
+    let unseen = park_email(&fake, &h, "e2", "unseen@example.com").await;
     let action = h.steward.get(&late).await.unwrap().unwrap();
     assert_eq!(action.created_at_ms, clock.now_ms());
     assert_eq!(action.expires_at_ms, clock.now_ms() + 30 * 60 * 1000);
@@ -371,7 +344,7 @@ async fn a_card_confirmed_just_before_its_expiry_runs() {
     };
     let clock = ManualClock::starting_now();
     let h = setup_clocked(&fake, &tool, settings, &clock);
-    let id = park_one(&fake, &h, "e3", "bob@example.com").await;
+    let id = park_email(&fake, &h, "e3", "bob@example.com").await;
     clock.advance(ttl - Duration::from_millis(1));
     fake.push(Step::Reply(Reply::text("sent")));
     let (res, _) = resolve_and_finish(
@@ -410,7 +383,7 @@ async fn a_grant_lets_calls_run_until_the_clock_passes_its_end() {
     assert_eq!(tool.count(), 1, "the grant still held");
 
     clock.advance(Duration::from_millis(1));
-    park_one(&fake, &h, "g3", "b@example.com").await;
+    park_email(&fake, &h, "g3", "b@example.com").await;
     assert_eq!(tool.count(), 1, "an expired grant no longer skips the card");
     let listed = h.steward.grants().await.unwrap();
     let shown = listed.iter().find(|g| g.id == grant.id).unwrap();
@@ -422,8 +395,8 @@ async fn identical_pending_calls_need_one_approval_each() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
     let h = setup(&fake, &tool, ApprovalSettings::default());
-    let first = park_one(&fake, &h, "same", "z@example.com").await;
-    let second = park_one(&fake, &h, "same", "z@example.com").await;
+    let first = park_email(&fake, &h, "same", "z@example.com").await;
+    let second = park_email(&fake, &h, "same", "z@example.com").await;
     assert_ne!(first, second);
     fake.push(Step::Reply(Reply::text("ok")));
     resolve_and_finish(
@@ -445,7 +418,7 @@ async fn a_revision_is_revalidated_stays_pending_and_binds_the_new_payload() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
     let h = setup(&fake, &tool, ApprovalSettings::default());
-    let id = park_one(&fake, &h, "r1", "old@example.com").await;
+    let id = park_email(&fake, &h, "r1", "old@example.com").await;
     let before = h.steward.get(&id).await.unwrap().unwrap();
 
     let bad = h
@@ -556,11 +529,11 @@ async fn grants_are_scoped_to_a_conversation_and_revocable() {
     assert_eq!(tool.count(), 1, "the grant let it run");
 
     // Another conversation still asks.
-    park_one(&fake, &h, "g2", "b@example.com").await;
+    park_email(&fake, &h, "g2", "b@example.com").await;
     assert_eq!(tool.count(), 1);
 
     assert!(h.steward.revoke_grant(&grant.id).await.unwrap());
-    park_one(&fake, &h, "g1", "c@example.com").await;
+    park_email(&fake, &h, "g1", "c@example.com").await;
     assert_eq!(tool.count(), 1, "revoked grants no longer apply");
     assert!(
         h.steward
@@ -609,7 +582,7 @@ async fn a_tool_that_asks_every_time_cannot_be_granted() {
         })
         .await
         .unwrap();
-    park_one(&fake, &h, "g3", "a@example.com").await;
+    park_email(&fake, &h, "g3", "a@example.com").await;
     assert_eq!(tool.count(), 0, "the card still asks");
 }
 
@@ -668,7 +641,7 @@ async fn an_edit_in_words_revises_the_card_through_the_validator() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
     let h = setup(&fake, &tool, ApprovalSettings::default());
-    let id = park_one(&fake, &h, "w1", "monday@example.com").await;
+    let id = park_email(&fake, &h, "w1", "monday@example.com").await;
     h.steward
         .request_edit(&id, owner(), Surface::Http)
         .await
@@ -705,7 +678,7 @@ async fn a_confirmed_but_unfinished_action_is_failed_at_start_and_never_rerun() 
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
     let h = setup(&fake, &tool, ApprovalSettings::default());
-    let id = park_one(&fake, &h, "crash", "c@example.com").await;
+    let id = park_email(&fake, &h, "crash", "c@example.com").await;
     // Simulate the crash window: the row says confirmed, the tool never ran.
     let mut action = h.steward.get(&id).await.unwrap().unwrap();
     action.id = format!("{id}-crashed");
@@ -760,9 +733,9 @@ async fn every_decision_is_audited_and_scored_on_the_originating_trace() {
     let fake = FakeModel::start().await.unwrap();
     let tool = Recorder::new("send_email", Effect::External);
     let h = setup(&fake, &tool, ApprovalSettings::default());
-    let confirmed = park_one(&fake, &h, "s1", "a@example.com").await;
-    let cancelled = park_one(&fake, &h, "s2", "b@example.com").await;
-    let revised = park_one(&fake, &h, "s3", "c@example.com").await;
+    let confirmed = park_email(&fake, &h, "s1", "a@example.com").await;
+    let cancelled = park_email(&fake, &h, "s2", "b@example.com").await;
+    let revised = park_email(&fake, &h, "s3", "c@example.com").await;
 
     fake.push(Step::Reply(Reply::text("ok")));
     resolve_and_finish(

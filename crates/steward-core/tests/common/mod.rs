@@ -183,12 +183,7 @@ pub async fn resolve_and_finish(
 ) -> (steward_core::Resolution, Vec<TurnEvent>) {
     use steward_core::ApprovalDesk;
     let mut res = steward
-        .resolve(
-            id,
-            decision,
-            Principal::authenticated(PrincipalId::parse("owner").unwrap()),
-            surface,
-        )
+        .resolve(id, decision, owner(), surface)
         .await
         .unwrap();
     let mut events = Vec::new();
@@ -198,4 +193,35 @@ pub async fn resolve_and_finish(
         events = drain(rx).await;
     }
     (res, events)
+}
+
+/// The owner every test surface authenticates.
+pub fn owner() -> Principal {
+    Principal::authenticated(PrincipalId::parse("owner").unwrap())
+}
+
+/// The approval cards among a turn's events, in order.
+pub fn cards(events: &[TurnEvent]) -> Vec<steward_protocol::ActionCard> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::ApprovalRequired { card } => Some(card.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A turn in conversation `conv` in which the model asks for `send_email` to `to` (the harness
+/// must offer such a tool); exactly one card comes of it, whose action id is returned.
+pub async fn park_email(fake: &FakeModel, h: &Harness, conv: &str, to: &str) -> String {
+    use steward_testkit::{Reply, Step};
+    fake.push(Step::Reply(Reply::tool_call(
+        "send_email",
+        &format!(r#"{{"to":"{to}"}}"#),
+    )));
+    fake.push(Step::Reply(Reply::text("I need your approval to send it.")));
+    let events = collect(&h.steward, inbound(conv, "email bob")).await;
+    let c = cards(&events);
+    assert_eq!(c.len(), 1, "{events:?}");
+    c[0].action_id.clone()
 }
