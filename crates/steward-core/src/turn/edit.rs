@@ -53,8 +53,15 @@ pub(crate) async fn edit_turn(
             purpose: UsagePurpose::Turn,
         };
         let now = deps.now_unix();
-        let prices = deps.settings.get().prices;
-        ledger::record(&*deps.store, &prices, now, &site, model, *usage).await;
+        ledger::record(
+            &*deps.store,
+            &ctx.settings.prices,
+            now,
+            &site,
+            model,
+            *usage,
+        )
+        .await;
     }
     let text = match edited.resolution {
         Ok(Resolution::Applied {

@@ -3,9 +3,9 @@
 //! turn, and fact extraction after the exchange — spawned so the user never waits for it, its
 //! model call recorded in the usage ledger.
 
-use super::TurnDeps;
 use super::ledger::{CallSite, record};
 use super::{Failure, scrub};
+use super::{TurnContext, TurnDeps};
 use steward_memory::Exchange;
 use steward_memory::context::ContextBlock;
 use steward_protocol::{Inbound, Message, TurnEvent, Usage};
@@ -90,13 +90,11 @@ pub(crate) async fn memory_context(deps: &TurnDeps, inbound: &Inbound) -> Contex
 }
 
 /// After a finished exchange: extract facts through the fact quality check (steward-memory),
-/// in the background; the extraction call's usage goes to the ledger under `site`.
-pub(crate) fn spawn_extraction(
-    deps: &TurnDeps,
-    primary: Option<&steward_llm::ModelRef>,
-    site: CallSite,
-    exchange: Exchange,
-) {
+/// in the background, by the turn's extraction model (else its primary); the call's usage goes
+/// to the ledger under `site`, priced by the turn's own settings.
+pub(crate) fn spawn_extraction(ctx: &TurnContext<'_>, site: CallSite, exchange: Exchange) {
+    let deps = ctx.deps;
+    let primary = ctx.binding.primary.as_ref();
     let Some(wiring) = deps.memory.as_ref().filter(|w| w.extract) else {
         return;
     };
@@ -107,7 +105,7 @@ pub(crate) fn spawn_extraction(
     let models = deps.models.clone();
     let (store, prices, clock) = (
         deps.store.clone(),
-        deps.settings.get().prices,
+        ctx.settings.prices.clone(),
         deps.clock.clone(),
     );
     let span = tracing::info_span!("post_turn_extraction");

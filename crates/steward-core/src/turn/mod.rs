@@ -168,8 +168,7 @@ pub(crate) async fn run_turn(
         };
         if let (TurnEvent::Final { text, .. }, TurnKind::User) = (&terminal, kind) {
             spawn_extraction(
-                ctx.deps,
-                ctx.binding.primary.as_ref(),
+                &ctx,
                 CallSite {
                     conversation: inbound.conversation.clone(),
                     turn_id: ctx.turn_id.clone(),
@@ -445,10 +444,10 @@ async fn call_model(
             LlmError::Cancelled => stopped(&ctx.deps.hard_stop),
             other => Failure::from(other),
         })?;
-    let (prices, now) = (deps.settings.get().prices, deps.now_unix());
+    let (prices, now) = (&ctx.settings.prices, deps.now_unix());
     ledger::record(
         &*deps.store,
-        &prices,
+        prices,
         now,
         site,
         &response.model,
