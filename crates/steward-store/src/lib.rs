@@ -1,5 +1,7 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
-//! `MemoryStore`, `TurnRequestStore`, `SessionStore`, `UsageStore` (the usage ledger), `Store`, and `BlobStore` for the bytes of message parts,
+//! `MemoryStore`, `TurnRequestStore`, `SessionStore`, `UsageStore` (the usage ledger),
+//! `EdgeStore` (what a messaging surface keeps about its own platform's ids: update dedup,
+//! chat bindings, sent messages), `Store`, and `BlobStore` for the bytes of message parts,
 //! with its filesystem adapter `FsBlobStore`) that the rest of the workspace codes against, the
 //! one constructor (`open(&StoreConfig)`: a location and a clock, giving an `Arc<dyn Store>`),
 //! a backend-neutral `StoreError`, and the SQLite adapter (FTS5 and an in-process sign-bit index
@@ -13,6 +15,7 @@
 mod approvals_port;
 mod blobs;
 mod codec;
+mod edge_port;
 mod error;
 mod memory_port;
 mod open;
@@ -33,6 +36,9 @@ pub use approvals_port::{
     MAX_AUDIT_EVENTS, Score, Transition,
 };
 pub use blobs::{BlobError, BlobStore, FsBlobStore};
+pub use edge_port::{
+    EdgeKey, EdgeStore, MAX_CARD_MESSAGES, MAX_EDGE_GENRE_LEN, MAX_EDGE_KEY_LEN, SentMessage,
+};
 pub use error::{BackendError, StoreError};
 pub use memory_port::{
     FactWrite, Intention, Learning, MemoryFilter, MemoryItem, MemoryStore, NewFact, NewNote,
@@ -65,7 +71,10 @@ pub use validate::{
 /// search index that must stay in step with them. The SQL guard checks these names with
 /// SQLite's authorizer at prepare time; a test in this crate fails if one of them stops
 /// existing in the schema. The per-model vector tables are created at run time and share
-/// `PROTECTED_TABLE_PREFIX`.
+/// `PROTECTED_TABLE_PREFIX`. The edge tables are here because a button press or a reaction
+/// is resolved through them: a model writing `edge_messages` could point one at a trace of its
+/// choosing, and one writing `edge_updates` or `edge_chats` could make a surface drop or
+/// replay updates or deliver a conversation into another chat.
 pub const PROTECTED_TABLES: &[&str] = &[
     "pending_actions",
     "action_audit",
@@ -83,6 +92,9 @@ pub const PROTECTED_TABLES: &[&str] = &[
     "embeddings",
     "web_sessions",
     "model_usage",
+    "edge_updates",
+    "edge_chats",
+    "edge_messages",
 ];
 
 /// Every table whose name starts with this (the per-model vector tables `memory_vecb_*` and

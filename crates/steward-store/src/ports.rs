@@ -1,7 +1,9 @@
 //! The storage ports: the traits every adapter implements and the rest of Steward codes against.
 //! Owns the semantics (documented here and enforced by `contract`); does not own any SQL.
 
-use crate::{ApprovalStore, MemoryStore, SessionStore, StoreError, TurnRequestStore, UsageStore};
+use crate::{
+    ApprovalStore, EdgeStore, MemoryStore, SessionStore, StoreError, TurnRequestStore, UsageStore,
+};
 use std::sync::Arc;
 use steward_protocol::{ConversationId, ConversationTitle, Message};
 
@@ -111,6 +113,7 @@ pub trait Store:
     + TurnRequestStore
     + SessionStore
     + UsageStore
+    + EdgeStore
 {
     /// Cheap liveness check (for /health and `steward doctor`).
     async fn ping(&self) -> Result<(), StoreError>;

@@ -3,6 +3,7 @@
 //! problem (sizes, positions) but never echo the offending text: it may be a secret.
 
 mod approvals;
+pub(crate) mod edge;
 pub(crate) mod memory;
 mod text;
 pub(crate) mod usage;

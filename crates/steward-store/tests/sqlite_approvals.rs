@@ -147,9 +147,9 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     write_v1_database(&path);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 12);
+    assert_eq!(store.schema_version().unwrap(), 13);
     let raw = Connection::open(&path).unwrap();
-    assert_eq!(count(&raw, "PRAGMA user_version"), 12);
+    assert_eq!(count(&raw, "PRAGMA user_version"), 13);
     let old = ConversationId::parse("old").unwrap();
     assert_eq!(
         store.recent_messages(&old, 10).await.unwrap(),
@@ -177,7 +177,7 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     // Reopening an upgraded database applies nothing further.
     assert_eq!(
         SqliteStore::open(&path).unwrap().schema_version().unwrap(),
-        12
+        13
     );
 }
 
@@ -205,7 +205,7 @@ async fn a_v5_database_opens_keeps_its_actions_and_records_running() {
         .unwrap();
     }
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 12);
+    assert_eq!(store.schema_version().unwrap(), 13);
     let left = store.get_action("left").await.unwrap().unwrap();
     assert_eq!(left.status, ActionStatus::Confirmed);
     assert_eq!(left.tool, "send_email");

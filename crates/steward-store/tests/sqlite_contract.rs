@@ -40,3 +40,15 @@ async fn contract_on_current_thread_runtime() {
     let store = SqliteStore::open_in_memory().unwrap();
     contract::run_all_shared(Arc::new(store)).await;
 }
+
+/// Edge records are rows: an update claimed, a chat bound and a message recorded before the
+/// store closes are all still there when the same file is opened again (a restart).
+#[tokio::test]
+async fn edge_records_survive_reopening_the_file() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let probe = contract::edge_records_before_restart(&store).await;
+    drop(store);
+    contract::edge_records_after_restart(&SqliteStore::open(&path).unwrap(), &probe).await;
+}

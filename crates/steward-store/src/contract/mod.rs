@@ -2,13 +2,16 @@
 //! adapter types). Compiled only with the `contract` feature: it is test code that panics.
 //!
 //! Adapters run `run_all_shared(Arc::new(store))` from an integration test, once per
-//! configuration (file, memory, a real server...). Every case uses fresh, uniquely named
-//! conversations, keys, action, grant and trace ids, so cases can share one store and a suite
-//! can run twice on the same database (the overdue case also expires what it created). Each
-//! panic message starts with `[case_name]`.
+//! configuration (file, memory, a real server...), and the restart case once
+//! (`edge_records_before_restart`, reopen the same database, `edge_records_after_restart`).
+//! Every case uses fresh, uniquely named conversations, keys, action, grant and trace ids, so
+//! cases can share one store and a suite can run twice on the same database (the overdue case
+//! also expires what it created). Each panic message starts with `[case_name]`.
 
 mod approvals;
 mod conversations;
+mod edge;
+mod edge_messages;
 mod execution;
 mod grants;
 mod history;
@@ -27,6 +30,12 @@ pub use approvals::{
     list_actions_filters_and_order, overdue_actions_longest_overdue_first,
 };
 pub use conversations::*;
+pub use edge::{
+    EdgeRestartProbe, edge_chat_bindings_read_both_ways, edge_claims_land_once_per_surface,
+    edge_concurrent_claims_one_winner, edge_forgets_updates_by_age, edge_records_after_restart,
+    edge_records_before_restart,
+};
+pub use edge_messages::*;
 pub use execution::*;
 pub use grants::*;
 pub use history::*;
@@ -106,6 +115,14 @@ pub async fn run_all(store: &dyn Store) {
     usage_sums_per_bucket_and_model(store).await;
     usage_clamps_absurd_numbers(store).await;
     usage_input_limits(store).await;
+    // The edge records of messaging surfaces.
+    edge_claims_land_once_per_surface(store).await;
+    edge_forgets_updates_by_age(store).await;
+    edge_chat_bindings_read_both_ways(store).await;
+    edge_sent_messages_round_trip(store).await;
+    edge_card_messages_order_limit_and_surface(store).await;
+    edge_hostile_values_are_kept_verbatim(store).await;
+    edge_input_limits(store).await;
     // Memory.
     run_memory(store).await;
 }
@@ -116,6 +133,7 @@ pub async fn run_all_shared(store: Arc<dyn Store>) {
     run_all(&*store).await;
     concurrent_appends_from_tasks(Arc::clone(&store)).await;
     concurrent_confirms_one_winner(Arc::clone(&store)).await;
+    edge_concurrent_claims_one_winner(Arc::clone(&store)).await;
     run_memory_shared(store).await;
 }
 

@@ -49,6 +49,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         12,
         include_str!("../../migrations/sqlite/V12__read_later_read.sql"),
     ),
+    (
+        13,
+        include_str!("../../migrations/sqlite/V13__edge_records.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose

@@ -1,8 +1,8 @@
 //! The SQLite adapter: opening and configuring the database file, and running each operation on
 //! a blocking thread against one connection. Owns connection handling and the times it stamps
 //! (from the injected `Clock`); the mapping of rusqlite errors is `error.rs`; the SQL for each port
-//! lives in `conversations.rs`, `kv.rs`, `sessions.rs`, `turn_requests.rs`, `approvals/` and
-//! `memory/`, the schema in `migrations/sqlite/`. Vector search needs no extension: each store keeps an in-process
+//! lives in `conversations.rs`, `kv.rs`, `sessions.rs`, `turn_requests.rs`, `usage.rs`,
+//! `edge.rs`, `approvals/` and `memory/`, the schema in `migrations/sqlite/`. Vector search needs no extension: each store keeps an in-process
 //! index of the vectors' sign bits (`memory/vectors/`), kept current through a change log.
 //!
 //! One connection behind a mutex serialises all operations. That is deliberate: a personal
@@ -11,6 +11,7 @@
 
 mod approvals;
 mod conversations;
+mod edge;
 mod error;
 mod kv;
 mod memory;

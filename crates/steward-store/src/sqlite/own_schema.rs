@@ -52,12 +52,20 @@ mod tests {
             "pending_actions",
             "facts",
             "notes",
+            "edge_updates",
+            "edge_chats",
+            "edge_messages",
         ] {
             assert!(names.iter().any(|n| n == t), "{t} missing from {names:?}");
         }
         // Every PROTECTED_TABLES entry really exists (the list would otherwise be stale).
         for t in crate::PROTECTED_TABLES {
             assert!(names.iter().any(|n| n == t), "{t} is not a Steward table");
+        }
+        // The edge tables are protected: the model's SQL tools must not forge a sent
+        // message's trace or a dedup row.
+        for t in ["edge_updates", "edge_chats", "edge_messages"] {
+            assert!(crate::PROTECTED_TABLES.contains(&t), "{t} is not protected");
         }
     }
 }
