@@ -31,7 +31,7 @@ pub use delivery::{Deliver, Delivery, DeliveryError, DeliveryTarget, MAX_DELIVER
 pub use feed::{EventFeed, Subscription};
 pub use history::trim_history;
 pub use memory_desk::{MemoryDesk, MemoryDeskError, MemoryService};
-pub use port::{ApprovalDesk, ApprovalError, Assistant, Resolution, TurnStream};
+pub use port::{ApprovalDesk, ApprovalError, Assistant, FeedbackDesk, Resolution, TurnStream};
 pub use projection::{Change, ToolStatus, ToolView, TurnEnd, TurnView};
 pub use prompt::{NO_MODEL_MESSAGE, context_block, system_prompt};
 pub use settings::{AgentSettings, MemoryWiring, ModelBinding};

@@ -125,3 +125,19 @@ pub trait ApprovalDesk: Send + Sync + 'static {
     async fn grants(&self) -> Result<Vec<Grant>, ApprovalError>;
     async fn revoke_grant(&self, id: &str) -> Result<bool, ApprovalError>;
 }
+
+/// A person's 👍 / 👎 on a message Steward sent, as a `user_feedback` score (1 or 0) on the
+/// trace that produced it.
+#[async_trait::async_trait]
+pub trait FeedbackDesk: Send + Sync + 'static {
+    /// `genre` says what kind of message it was ("chat", "approval", "briefing", …): the
+    /// surface's record of the message keeps it beside the trace id.
+    async fn record_feedback(
+        &self,
+        trace_id: &str,
+        positive: bool,
+        genre: &str,
+        principal: &Principal,
+        surface: Surface,
+    ) -> Result<(), ApprovalError>;
+}

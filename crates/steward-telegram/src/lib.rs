@@ -7,21 +7,28 @@
 //! reactions, media, webhooks, the Mini App.
 
 mod allowlist;
+mod auth;
 mod backoff;
+mod calls;
 mod client;
 mod error;
+mod format;
 mod poller;
+mod surface;
 mod token;
 
 pub use allowlist::{
     Admitted, AllowedUsers, Allowlist, BadAllowedUsers, ChatKind, DropReason, Dropped,
     MAX_ALLOWED_USERS, UpdateKind,
 };
+pub use auth::TelegramAuth;
 pub use backoff::{
     BASE as BACKOFF_BASE, CAP as BACKOFF_CAP, RETRY_AFTER_CAP, delay as backoff_delay,
 };
+pub use calls::{Keyboard, TextMode};
 pub use client::{BotApi, DEFAULT_API_BASE};
 pub use error::{FailureKind, TelegramError};
 pub use frankenstein;
 pub use poller::{ALLOWED_UPDATES, LONG_POLL_SECS, Pause, PollEnd, Poller, TokioPause};
+pub use surface::{FeedbackDesk, Pacing, SurfaceDeps, TelegramDeliver, TelegramSurface};
 pub use token::{BadToken, BotToken};

@@ -46,6 +46,8 @@ pub struct Call {
 #[derive(Default)]
 struct Inner {
     script: VecDeque<Scripted>,
+    /// Scripted answers to other methods, by lowercased method name, taken in order.
+    method_script: std::collections::HashMap<String, VecDeque<Scripted>>,
     updates: Vec<Value>,
     calls: Vec<Call>,
     next_message_id: i64,
@@ -88,6 +90,27 @@ impl FakeBotApi {
             .unwrap_or_else(PoisonError::into_inner)
             .script
             .push_back(step);
+    }
+
+    /// A scripted answer to the next call of `method` (any case), before it answers normally.
+    pub fn script_method(&self, method: &str, step: Scripted) {
+        self.inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .method_script
+            .entry(method.to_ascii_lowercase())
+            .or_default()
+            .push_back(step);
+    }
+
+    /// The recorded calls of one method (lowercased name), in order.
+    pub fn calls_of(&self, method: &str) -> Vec<Value> {
+        let method = method.to_ascii_lowercase();
+        self.calls()
+            .into_iter()
+            .filter(|c| c.method == method)
+            .map(|c| c.body)
+            .collect()
     }
 
     pub fn calls(&self) -> Vec<Call> {
@@ -148,6 +171,17 @@ async fn handle(
             method: method.clone(),
             body: body.clone(),
         });
+    if method != "getupdates" {
+        let step = inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .method_script
+            .get_mut(&method)
+            .and_then(VecDeque::pop_front);
+        if let Some(step) = step {
+            return scripted(step);
+        }
+    }
     match method.as_str() {
         "getupdates" => get_updates(&inner, &body).await,
         "getme" => answer(
@@ -156,22 +190,75 @@ async fn handle(
                 "username": "steward_test_bot", "can_join_groups": true,
                 "can_read_all_group_messages": false, "supports_inline_queries": false}}),
         ),
-        "sendmessage" => {
+        "sendmessage" | "sendphoto" | "sendvoice" | "senddocument" => {
             let id = {
                 let mut i = inner.lock().unwrap_or_else(PoisonError::into_inner);
                 i.next_message_id += 1;
                 i.next_message_id
             };
-            let chat_id = body["chat_id"].as_i64().unwrap_or(0);
-            answer(
-                StatusCode::OK,
-                json!({"ok": true, "result": {"message_id": id, "date": 1_700_000_000,
-                    "from": {"id": BOT_ID, "is_bot": true, "first_name": "Steward", "username": "steward_test_bot"},
-                    "chat": {"id": chat_id, "type": "private", "first_name": "Ann"},
-                    "text": body["text"]}}),
-            )
+            ok(bot_message(id, &body))
         }
+        "editmessagetext" | "editmessagereplymarkup" => {
+            let id = body["message_id"].as_i64().unwrap_or(0);
+            if id <= 0 {
+                return error(400, "Bad Request: message to edit not found", None);
+            }
+            ok(bot_message(id, &body))
+        }
+        "sendmessagedraft" => {
+            if body["draft_id"].as_i64().unwrap_or(0) == 0 {
+                return error(400, "Bad Request: draft_id must be non-zero", None);
+            }
+            ok(json!(true))
+        }
+        "sendchataction"
+        | "answercallbackquery"
+        | "setwebhook"
+        | "deletewebhook"
+        | "setmessagereaction"
+        | "setmycommands" => ok(json!(true)),
+        "getwebhookinfo" => ok(json!({"url": "", "has_custom_certificate": false,
+            "pending_update_count": 0})),
         _ => error(404, "Not Found: method not found", None),
+    }
+}
+
+fn ok(result: Value) -> Response {
+    answer(StatusCode::OK, json!({"ok": true, "result": result}))
+}
+
+/// A message the bot sent or edited, as the Bot API returns it.
+fn bot_message(id: i64, body: &Value) -> Value {
+    let chat_id = body["chat_id"].as_i64().unwrap_or(0);
+    let chat_type = if chat_id < 0 { "supergroup" } else { "private" };
+    json!({"message_id": id, "date": 1_700_000_000,
+        "from": {"id": BOT_ID, "is_bot": true, "first_name": "Steward", "username": "steward_test_bot"},
+        "chat": {"id": chat_id, "type": chat_type, "first_name": "Ann"},
+        "text": body.get("text").cloned().unwrap_or(Value::Null)})
+}
+
+fn scripted(step: Scripted) -> Response {
+    match step {
+        Scripted::Error {
+            code,
+            description,
+            retry_after,
+        } => error(code, description, retry_after),
+        Scripted::Drop => {
+            let pieces: [Result<&'static [u8], std::io::Error>; 2] = [
+                Ok(b"{\"ok\":true,\"resu"),
+                Err(std::io::Error::other("connection dropped by the fake")),
+            ];
+            Response::new(axum::body::Body::from_stream(futures_util::stream::iter(
+                pieces,
+            )))
+        }
+        Scripted::Raw { status, body } => (
+            StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY),
+            [("content-type", "text/html")],
+            body,
+        )
+            .into_response(),
     }
 }
 
@@ -182,28 +269,7 @@ async fn get_updates(inner: &Mutex<Inner>, body: &Value) -> Response {
         .script
         .pop_front()
     {
-        return match step {
-            Scripted::Error {
-                code,
-                description,
-                retry_after,
-            } => error(code, description, retry_after),
-            Scripted::Drop => {
-                let pieces: [Result<&'static [u8], std::io::Error>; 2] = [
-                    Ok(b"{\"ok\":true,\"resu"),
-                    Err(std::io::Error::other("connection dropped by the fake")),
-                ];
-                Response::new(axum::body::Body::from_stream(futures_util::stream::iter(
-                    pieces,
-                )))
-            }
-            Scripted::Raw { status, body } => (
-                StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY),
-                [("content-type", "text/html")],
-                body,
-            )
-                .into_response(),
-        };
+        return scripted(step);
     }
     let offset = body["offset"].as_i64().unwrap_or(0);
     let timeout = body["timeout"].as_u64().unwrap_or(0);
@@ -243,18 +309,28 @@ pub fn group_text(update_id: u32, chat: i64, from: u64, text: &str) -> Value {
 
 /// A 👍 on message 7 of the sender's private chat.
 pub fn reaction(update_id: u32, from: u64) -> Value {
+    reaction_on(update_id, from, 7, "👍")
+}
+
+/// `emoji` set on message `message_id` of the sender's private chat.
+pub fn reaction_on(update_id: u32, from: u64, message_id: i64, emoji: &str) -> Value {
     json!({"update_id": update_id, "message_reaction": {"chat": {"id": from, "type": "private",
-        "first_name": "Ann"}, "message_id": 7, "user": user(from), "date": 1_700_000_000,
-        "old_reaction": [], "new_reaction": [{"type": "emoji", "emoji": "👍"}]}})
+        "first_name": "Ann"}, "message_id": message_id, "user": user(from), "date": 1_700_000_000,
+        "old_reaction": [], "new_reaction": [{"type": "emoji", "emoji": emoji}]}})
 }
 
 /// A press of a button under message 7 of the sender's private chat.
 pub fn callback(update_id: u32, from: u64, data: &str) -> Value {
+    callback_on(update_id, from, from as i64, 7, data)
+}
+
+/// A press by `from` of a button under message `message_id` of chat `chat`.
+pub fn callback_on(update_id: u32, from: u64, chat: i64, message_id: i64, data: &str) -> Value {
     json!({"update_id": update_id, "callback_query": {"id": format!("cb{update_id}"),
         "from": user(from), "chat_instance": "-77", "data": data,
-        "message": {"message_id": 7, "date": 1_700_000_000,
+        "message": {"message_id": message_id, "date": 1_700_000_000,
             "from": {"id": BOT_ID, "is_bot": true, "first_name": "Steward"},
-            "chat": {"id": from, "type": "private", "first_name": "Ann"}, "text": "Confirm?"}}})
+            "chat": {"id": chat, "type": "private", "first_name": "Ann"}, "text": "Confirm?"}}})
 }
 
 /// A post in a channel the bot administers (no `from`).

@@ -18,6 +18,7 @@ pub mod password_input;
 pub mod serve;
 pub mod settings_desk;
 pub mod status;
+pub mod telegram_wiring;
 pub mod token;
 pub mod usage_cmd;
 pub mod user_cmd;

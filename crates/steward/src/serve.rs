@@ -51,6 +51,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     // same API token, which authenticates the owner).
     let memory: Arc<dyn steward_core::MemoryDesk> =
         Arc::new(steward_core::MemoryService::new(app.memory.clone()));
+    let telegram = crate::telegram_wiring::start(&app, settings, memory.clone(), &stop)?;
     let mcp = steward_mcp::StewardServer::new(memory.clone())?
         .http_router(settings.max_body_bytes, stop.child_token());
     let router = steward_server::router(
@@ -110,6 +111,14 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     );
     stop.cancel();
     app.steward.shutdown(settings.shutdown_grace).await;
+    if let Some(t) = telegram {
+        // Both end on `stop`: a long poll is cut, the card watcher leaves its loop.
+        let _ = tokio::time::timeout(Duration::from_secs(5), async {
+            let _ = t.poller.await;
+            let _ = t.cards.await;
+        })
+        .await;
+    }
     match tokio::time::timeout(Duration::from_secs(5), server).await {
         Ok(Ok(Ok(()))) => {}
         Ok(Ok(Err(e))) => tracing::warn!(error = %e, "server stopped with an error"),

@@ -34,6 +34,7 @@ mod e2e_memory_desk;
 mod e2e_parts;
 mod e2e_settings;
 mod e2e_surfaces;
+mod e2e_telegram;
 mod e2e_terminal;
 mod e2e_url_secrets;
 mod e2e_web_sign_in;

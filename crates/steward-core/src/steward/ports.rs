@@ -11,7 +11,7 @@ use crate::approvals::FollowUps;
 use crate::approvals::card::render_card;
 use crate::delivery::{Deliver, Delivery, DeliveryError, DeliveryTarget};
 use crate::feed::{EventFeed, Subscription};
-use crate::port::{ApprovalDesk, ApprovalError, Assistant, Resolution, TurnStream};
+use crate::port::{ApprovalDesk, ApprovalError, Assistant, FeedbackDesk, Resolution, TurnStream};
 use crate::turn::TurnKind;
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,6 +130,47 @@ impl ApprovalDesk for Steward {
 
     async fn revoke_grant(&self, id: &str) -> Result<bool, ApprovalError> {
         self.inner.deps.approvals.revoke_grant(id).await
+    }
+}
+
+#[async_trait::async_trait]
+impl FeedbackDesk for Steward {
+    async fn record_feedback(
+        &self,
+        trace_id: &str,
+        positive: bool,
+        genre: &str,
+        principal: &Principal,
+        surface: Surface,
+    ) -> Result<(), ApprovalError> {
+        let deps = &self.inner.deps;
+        let score = steward_store::Score {
+            trace_id: trace_id.to_owned(),
+            name: "user_feedback".to_owned(),
+            value: if positive { 1.0 } else { 0.0 },
+            action_id: None,
+            at_ms: deps.clock.now_ms(),
+        };
+        match deps.store.record_score(&score).await {
+            Ok(()) => {
+                tracing::info!(
+                    trace_id,
+                    genre,
+                    positive,
+                    by = principal.as_str(),
+                    surface = surface.as_str(),
+                    "user feedback recorded"
+                );
+                Ok(())
+            }
+            Err(steward_store::StoreError::InvalidInput(reason)) => {
+                Err(ApprovalError::Invalid(reason))
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "could not record user feedback");
+                Err(ApprovalError::Store)
+            }
+        }
     }
 }
 

@@ -670,7 +670,7 @@ pub(crate) static FIELDS: &[Field] = &[
         rule: Rule::TelegramBotToken,
         secret: true,
         runtime: false,
-        help: "Token of the Telegram bot, from @BotFather (the Telegram surface is in progress: not served by `steward serve` yet)",
+        help: "Token of the Telegram bot, from @BotFather; when set, `steward serve` answers on Telegram (long polling)",
         apply: |s, v| s.telegram.bot_token = Some(v.text()),
     },
     Field {
@@ -706,6 +706,16 @@ pub(crate) static FIELDS: &[Field] = &[
         runtime: false,
         help: "Base URL of the Bot API (a self-hosted Bot API server); requests go to `<base>/bot<token>/<method>`",
         apply: |s, v| s.telegram.api_base_url = v.text(),
+    },
+    Field {
+        key: "telegram.model_switch",
+        env: Some("STEWARD_TELEGRAM_MODEL_SWITCH"),
+        default: Default::Text("false"),
+        rule: Rule::Bool,
+        secret: false,
+        runtime: false,
+        help: "Let `/model NAME` in Telegram switch the model (as the Settings page does); off: `/model` only shows it",
+        apply: |s, v| s.telegram.model_switch = v.flag(),
     },
     Field {
         key: "providers.openai.api_key",

@@ -123,6 +123,8 @@ pub struct TelegramSettings {
     pub allowed_users: steward_telegram::AllowedUsers,
     pub allow_groups: bool,
     pub api_base_url: String,
+    /// `/model NAME` may switch the model.
+    pub model_switch: bool,
 }
 
 impl fmt::Debug for TelegramSettings {
@@ -131,6 +133,7 @@ impl fmt::Debug for TelegramSettings {
             .field("bot_token", &Masked(&self.bot_token))
             .field("allowed_users", &self.allowed_users)
             .field("allow_groups", &self.allow_groups)
+            .field("model_switch", &self.model_switch)
             .field("api_base_url", &mask_url(&self.api_base_url))
             .finish()
     }
@@ -341,6 +344,7 @@ impl Settings {
                 bot_token: None,
                 allowed_users: steward_telegram::AllowedUsers::default(),
                 allow_groups: false,
+                model_switch: false,
                 api_base_url: String::new(),
             },
             memory: MemorySettings {

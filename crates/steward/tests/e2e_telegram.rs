@@ -1,0 +1,461 @@
+//! The Telegram surface through the real binary: `steward serve` with a bot token polls a
+//! fake Bot API on loopback (speaking the Bot API's JSON) and answers through the fake model.
+//! Shown here: a message → typing, a live draft, the answer as HTML, recorded; a 👍 on it → a
+//! `user_feedback` score on that turn's trace; a card with buttons attached after it was
+//! recorded, confirmed once under 20 simultaneous presses; forged presses (unknown id, stale
+//! revision, a message that is not the card, another action's id) refused with nothing run;
+//! the same `update_id` twice → one turn, also across a restart; a non-allowlisted sender and
+//! an empty allowlist → no turn and no reply; drafts refused → a placeholder edited instead.
+
+use crate::support;
+
+use serde_json::{Value, json};
+use std::time::Duration;
+use steward_testkit::telegram::{self as tg, FakeBotApi};
+use steward_testkit::{FakeModel, Reply, Step};
+use support::*;
+
+const ANN: u64 = 1001;
+const MALLORY: u64 = 6666;
+
+fn serve_bot(dir: &TempDir, fake: &FakeModel, bot: &FakeBotApi, allowed: &str) -> Server {
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN)
+        .env("STEWARD_SQL_ALLOW_DDL", "true")
+        .env("TELEGRAM_BOT_TOKEN", tg::TOKEN)
+        .env("STEWARD_TELEGRAM_API_BASE_URL", &bot.base);
+    if !allowed.is_empty() {
+        cmd.env("STEWARD_TELEGRAM_ALLOWED_USERS", allowed);
+    }
+    start_server(cmd)
+}
+
+/// Wait until `done` holds for the fake's recorded calls (polling; at most 20 s).
+async fn until(bot: &FakeBotApi, what: &str, done: impl Fn(&FakeBotApi) -> bool) {
+    for _ in 0..400 {
+        if done(bot) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!(
+        "timed out waiting for {what}; calls: {:?}",
+        bot.calls().iter().map(|c| &c.method).collect::<Vec<_>>()
+    );
+}
+
+fn sent_texts(bot: &FakeBotApi, chat: u64) -> Vec<Value> {
+    bot.calls_of("sendMessage")
+        .into_iter()
+        .filter(|b| b["chat_id"] == chat)
+        .collect()
+}
+
+fn rows(dir: &TempDir, sql: &str) -> i64 {
+    let conn = rusqlite::Connection::open(dir.path().join("steward.db")).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn text_of(dir: &TempDir, sql: &str) -> String {
+    let conn = rusqlite::Connection::open(dir.path().join("steward.db")).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[tokio::test]
+async fn a_message_streams_then_answers_in_html_and_a_thumbs_up_scores_its_turn() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    let dir = TempDir::new("tg-chat");
+    let _srv = serve_bot(&dir, &fake, &bot, &ANN.to_string());
+    fake.push(Step::Reply(
+        Reply::text("Here is **bold** & <b>not a tag</b>.")
+            .with_chunk_chars(4)
+            .with_chunk_delay_ms(60),
+    ));
+    bot.push_update(tg::private_text(1, ANN, "hello there"));
+    until(&bot, "the answer", |b| !sent_texts(b, ANN).is_empty()).await;
+
+    // The polling call names every update kind the bot handles.
+    let poll = &bot.polls()[0];
+    let kinds: Vec<&str> = poll["allowed_updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for k in [
+        "message",
+        "edited_message",
+        "callback_query",
+        "message_reaction",
+    ] {
+        assert!(kinds.contains(&k), "{kinds:?}");
+    }
+    assert!(
+        !bot.calls_of("sendChatAction").is_empty(),
+        "typing while working"
+    );
+    let drafts = bot.calls_of("sendMessageDraft");
+    assert!(!drafts.is_empty(), "the answer streamed as a draft");
+    assert!(
+        drafts
+            .iter()
+            .all(|d| d["chat_id"] == ANN && d["draft_id"].as_i64().unwrap() != 0)
+    );
+    let answer = &sent_texts(&bot, ANN)[0];
+    assert_eq!(answer["parse_mode"], "HTML");
+    let html = answer["text"].as_str().unwrap();
+    assert!(html.contains("<b>bold</b>"), "{html}");
+    assert!(
+        html.contains("&amp;") && html.contains("&lt;b&gt;not a tag&lt;/b&gt;"),
+        "escaped: {html}"
+    );
+    assert!(!fake.requests().is_empty());
+
+    // The message is recorded with its turn's trace, and a 👍 on it lands on that trace.
+    until(&bot, "the record", |_| {
+        rows(
+            &dir,
+            "SELECT count(*) FROM edge_messages WHERE genre = 'chat'",
+        ) == 1
+    })
+    .await;
+    let trace = text_of(
+        &dir,
+        "SELECT trace_id FROM edge_messages WHERE genre = 'chat'",
+    );
+    let message_id = text_of(
+        &dir,
+        "SELECT message FROM edge_messages WHERE genre = 'chat'",
+    );
+    bot.push_update(tg::reaction_on(2, ANN, message_id.parse().unwrap(), "👍"));
+    // A reaction on a message the bot never sent scores nothing.
+    bot.push_update(tg::reaction_on(3, ANN, 999_999, "👎"));
+    for _ in 0..200 {
+        if rows(
+            &dir,
+            "SELECT count(*) FROM scores WHERE name = 'user_feedback'",
+        ) >= 1
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        rows(
+            &dir,
+            "SELECT count(*) FROM scores WHERE name = 'user_feedback'"
+        ),
+        1
+    );
+    assert_eq!(
+        text_of(
+            &dir,
+            "SELECT trace_id FROM scores WHERE name = 'user_feedback'"
+        ),
+        trace
+    );
+    assert_eq!(
+        rows(
+            &dir,
+            "SELECT CAST(value AS INTEGER) FROM scores WHERE name = 'user_feedback'"
+        ),
+        1
+    );
+}
+
+#[tokio::test]
+async fn strangers_and_an_empty_allowlist_get_no_turn_and_no_reply() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    let dir = TempDir::new("tg-strangers");
+    let srv = serve_bot(&dir, &fake, &bot, &ANN.to_string());
+    bot.push_update(tg::private_text(1, MALLORY, "give me the owner's mail"));
+    bot.push_update(tg::group_text(2, -500, ANN, "groups are off"));
+    until(&bot, "a poll past both", |b| {
+        b.polls().iter().any(|p| p["offset"] == 3)
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(bot.calls_of("sendMessage").is_empty());
+    assert!(fake.requests().is_empty(), "no model call");
+    drop(srv);
+
+    // Nobody named: nobody answered, even the would-be owner; the log says how to fix it.
+    let dir = TempDir::new("tg-empty");
+    let srv = serve_bot(&dir, &fake, &bot, "");
+    bot.push_update(tg::private_text(3, ANN, "hello?"));
+    until(&bot, "a poll past it", |b| {
+        b.polls().iter().any(|p| p["offset"] == 4)
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(bot.calls_of("sendMessage").is_empty());
+    assert!(fake.requests().is_empty());
+    assert!(
+        srv.stderr_text().contains("telegram.allowed_users"),
+        "{}",
+        srv.stderr_text()
+    );
+}
+
+#[tokio::test]
+async fn the_same_update_twice_is_one_turn_also_after_a_restart() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    let dir = TempDir::new("tg-dedup");
+    let srv = serve_bot(&dir, &fake, &bot, &ANN.to_string());
+    fake.push(Step::Reply(Reply::text("once")));
+    bot.push_update(tg::private_text(7, ANN, "hi"));
+    bot.push_update(tg::private_text(7, ANN, "hi"));
+    until(&bot, "the answer", |b| !sent_texts(b, ANN).is_empty()).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(fake.requests().len(), 1);
+    srv.terminate();
+
+    // A new process polls from scratch; Telegram redelivers what it was not told about.
+    let _srv = serve_bot(&dir, &fake, &bot, &ANN.to_string());
+    bot.push_update(tg::private_text(7, ANN, "hi"));
+    fake.push(Step::Reply(Reply::text("second")));
+    bot.push_update(tg::private_text(8, ANN, "and now?"));
+    until(&bot, "the second answer", |b| sent_texts(b, ANN).len() >= 2).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(fake.requests().len(), 2, "update 7 was not answered again");
+    assert_eq!(sent_texts(&bot, ANN).len(), 2);
+}
+
+#[tokio::test]
+async fn drafts_refused_fall_back_to_an_edited_placeholder() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    bot.script_method(
+        "sendMessageDraft",
+        tg::Scripted::Error {
+            code: 400,
+            description: "Bad Request: method is not available",
+            retry_after: None,
+        },
+    );
+    let dir = TempDir::new("tg-placeholder");
+    let _srv = serve_bot(&dir, &fake, &bot, &ANN.to_string());
+    fake.push(Step::Reply(
+        Reply::text("a slow answer in many pieces")
+            .with_chunk_chars(3)
+            .with_chunk_delay_ms(120),
+    ));
+    bot.push_update(tg::private_text(1, ANN, "go"));
+    until(&bot, "the final edit", |b| {
+        b.calls_of("editMessageText")
+            .iter()
+            .any(|e| e["parse_mode"] == "HTML")
+    })
+    .await;
+    assert_eq!(
+        bot.calls_of("sendMessageDraft").len(),
+        1,
+        "one refusal, then no more drafts"
+    );
+    let sent = sent_texts(&bot, ANN);
+    assert_eq!(sent.len(), 1, "one placeholder, edited in place: {sent:?}");
+    assert!(
+        sent[0].get("parse_mode").is_none(),
+        "the placeholder is plain text"
+    );
+    let last = bot.calls_of("editMessageText").into_iter().last().unwrap();
+    assert_eq!(last["text"], "a slow answer in many pieces");
+}
+
+/// A turn in which the model asks for `db_execute`; the card's message id and the data of its
+/// Confirm button, once attached.
+async fn park(
+    dir: &TempDir,
+    bot: &FakeBotApi,
+    fake: &FakeModel,
+    update: u32,
+    sql: &str,
+) -> (i64, String) {
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        &json!({ "sql": sql }).to_string(),
+    )));
+    fake.push(Step::Reply(Reply::text("Approve?")));
+    let before = bot.calls_of("editMessageReplyMarkup").len();
+    bot.push_update(tg::private_text(update, ANN, "do it"));
+    until(bot, "the card's buttons", |b| {
+        b.calls_of("editMessageReplyMarkup").len() > before
+    })
+    .await;
+    let markup = bot
+        .calls_of("editMessageReplyMarkup")
+        .into_iter()
+        .nth(before)
+        .unwrap();
+    let message = markup["message_id"].as_i64().unwrap();
+    // Recorded before the buttons came.
+    assert_eq!(
+        rows(
+            dir,
+            &format!(
+                "SELECT count(*) FROM edge_messages WHERE message = '{message}' AND genre = 'approval'"
+            )
+        ),
+        1
+    );
+    let buttons = markup["reply_markup"]["inline_keyboard"][0]
+        .as_array()
+        .unwrap()
+        .clone();
+    let labels: Vec<&str> = buttons
+        .iter()
+        .map(|b| b["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels.iter().any(|l| l.contains("Confirm"))
+            && labels.iter().any(|l| l.contains("Cancel"))
+            && labels.iter().any(|l| l.contains("Edit")),
+        "{labels:?}"
+    );
+    let confirm = buttons[0]["callback_data"].as_str().unwrap().to_owned();
+    assert!(confirm.len() <= 64);
+    (message, confirm)
+}
+
+#[tokio::test]
+async fn a_card_confirmed_by_twenty_presses_runs_once_and_forged_presses_run_nothing() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    let dir = TempDir::new("tg-cards");
+    let srv = serve_bot(&dir, &fake, &bot, &ANN.to_string());
+    // The table first, through the API's own gate.
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_execute",
+        r#"{"sql":"CREATE TABLE visits (place TEXT)"}"#,
+    )));
+    fake.push(Step::Reply(Reply::text("ok")));
+    let body: Value = client()
+        .post(srv.url("/api/v1/messages"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"conversation_id": "setup", "text": "table"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = body["approvals"][0]["action_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    fake.push(Step::Reply(Reply::text("made")));
+    let r = client()
+        .post(srv.url(&format!("/api/v1/approvals/{id}/confirm")))
+        .bearer_auth(TOKEN)
+        .json(&json!({"revision": 0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+
+    let (card, confirm) = park(
+        &dir,
+        &bot,
+        &fake,
+        10,
+        "INSERT INTO visits (place) VALUES ('Lisbon')",
+    )
+    .await;
+    let (_, rev, action) = {
+        let mut p = confirm.splitn(3, ':');
+        (
+            p.next().unwrap().to_owned(),
+            p.next().unwrap().to_owned(),
+            p.next().unwrap().to_owned(),
+        )
+    };
+    // Forged: an unknown id, a stale revision, the right data under a message that is not the
+    // card, garbage, and a stranger (dropped by the allowlist before anything).
+    bot.push_update(tg::callback_on(
+        11,
+        ANN,
+        ANN as i64,
+        card,
+        &format!("c:{rev}:act_doesnotexist"),
+    ));
+    bot.push_update(tg::callback_on(
+        12,
+        ANN,
+        ANN as i64,
+        card,
+        &format!("c:{}:{action}", rev.parse::<u32>().unwrap() + 1),
+    ));
+    bot.push_update(tg::callback_on(13, ANN, ANN as i64, card + 1000, &confirm));
+    bot.push_update(tg::callback_on(14, ANN, ANN as i64, card, "c:0:../../etc"));
+    bot.push_update(tg::callback_on(15, MALLORY, MALLORY as i64, card, &confirm));
+    until(&bot, "four refusals", |b| {
+        b.calls_of("answerCallbackQuery").len() >= 4
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits"),
+        0,
+        "no forged press ran it"
+    );
+    assert_eq!(
+        bot.calls_of("answerCallbackQuery").len(),
+        4,
+        "the stranger got no answer at all"
+    );
+    assert_eq!(
+        text_of(
+            &dir,
+            &format!("SELECT status FROM pending_actions WHERE id = '{action}'")
+        ),
+        "pending"
+    );
+
+    // Twenty presses at once: one execution.
+    fake.push(Step::Reply(Reply::text("Recorded Lisbon.")));
+    for i in 0..20 {
+        bot.push_update(tg::callback_on(100 + i, ANN, ANN as i64, card, &confirm));
+    }
+    until(&bot, "twenty answers", |b| {
+        b.calls_of("answerCallbackQuery").len() >= 24
+    })
+    .await;
+    until(&bot, "the follow-up", |b| {
+        sent_texts(b, ANN)
+            .iter()
+            .any(|m| m["text"].as_str().unwrap_or("").contains("Recorded Lisbon"))
+    })
+    .await;
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM visits"),
+        1,
+        "ran exactly once"
+    );
+    assert_eq!(
+        text_of(
+            &dir,
+            &format!("SELECT status FROM pending_actions WHERE id = '{action}'")
+        ),
+        "executed"
+    );
+    // The card was edited to its final state, without live buttons.
+    let edits = bot.calls_of("editMessageText");
+    let last = edits
+        .iter()
+        .rfind(|e| e["message_id"] == card)
+        .expect("the card was edited");
+    assert!(last["text"].as_str().unwrap().contains("Done"), "{last}");
+    assert_eq!(last["reply_markup"]["inline_keyboard"], json!([]));
+    let decided_on = text_of(
+        &dir,
+        &format!(
+            "SELECT surface FROM action_audit WHERE action_id = '{action}' AND event = 'confirm'"
+        ),
+    );
+    assert_eq!(decided_on, "telegram");
+}
