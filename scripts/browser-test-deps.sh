@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what the web app's browser tests need: Debian's Chromium (apt, when /usr/bin/chromium
-# is missing) and the npm packages that drive it and check the pages (pinned), into DEST.
+# is missing) and the npm packages that drive it and check the pages (pinned), into DEST; and
+# the npm package steward-telegram's Mini App initData tests sign their vectors with.
 #
 # Usage: scripts/browser-test-deps.sh [DEST]
 #   DEST defaults to $STEWARD_TEST_BROWSER_DIR, else target/browser-tests under the repository
@@ -16,10 +17,14 @@ set -euo pipefail
 PACKAGES=(
   "playwright-core@1.65.1"
   "axe-core@4.14.1"
+  # Not for the browser: steward-telegram's initData tests sign vectors with the library Mini
+  # App developers use (crates/steward-telegram/tests/support/init_data_vectors.mjs).
+  "@telegram-apps/init-data-node@2.0.10"
 )
 FILES=(
   node_modules/playwright-core/index.mjs
   node_modules/axe-core/axe.min.js
+  node_modules/@telegram-apps/init-data-node/package.json
 )
 
 die() { echo "browser-test-deps: error: $*" >&2; exit 1; }

@@ -2,9 +2,13 @@
 //!
 //! Owns so far: Bot API access (`client`: frankenstein's types and method trait over the
 //! workspace reqwest, configurable base URL), the bot token as a secret (`token`), long
-//! polling with backoff (`poller`, `backoff`), and the allowlist (`allowlist`). Does not own
-//! yet: turning admitted updates into turns (conversations, principals), delivery, approvals,
-//! reactions, media, webhooks, the Mini App.
+//! polling with backoff (`poller`, `backoff`), the allowlist (`allowlist`), and verifying a
+//! Mini App's `initData` (`init_data`: Telegram's HMAC check before any field is read, then
+//! freshness and the user id; the caller applies the allowlist), the surface's authentication
+//! step (`auth`), the Bot API calls it makes (`calls`), and the surface at work (`surface`:
+//! updates claimed once, chats bound to conversations, turns streamed, cards with buttons,
+//! reactions as feedback, commands, proactive delivery). Does not own yet: media, webhooks,
+//! the Mini App's pages and its HTTP routes.
 
 mod allowlist;
 mod auth;
@@ -13,6 +17,7 @@ mod calls;
 mod client;
 mod error;
 mod format;
+mod init_data;
 mod poller;
 mod surface;
 mod token;
@@ -29,6 +34,10 @@ pub use calls::{Keyboard, TextMode};
 pub use client::{BotApi, DEFAULT_API_BASE};
 pub use error::{FailureKind, TelegramError};
 pub use frankenstein;
+pub use init_data::{
+    INIT_DATA_MAX_AGE_SECS, INIT_DATA_MAX_FUTURE_SECS, InitDataRefusal, MAX_INIT_DATA_BYTES,
+    VerifiedInitData, verify_init_data,
+};
 pub use poller::{ALLOWED_UPDATES, LONG_POLL_SECS, Pause, PollEnd, Poller, TokioPause};
 pub use surface::{FeedbackDesk, Pacing, SurfaceDeps, TelegramDeliver, TelegramSurface};
 pub use token::{BadToken, BotToken};
