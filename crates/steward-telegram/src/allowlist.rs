@@ -4,7 +4,7 @@
 //! integers), `Allowlist::admit` (an update in, `Admitted` or `Dropped` out). The rule is
 //! closed by default: **an empty allowlist lets nobody in**; groups only when enabled, and
 //! then only allowlisted senders; channels, anonymous senders and update kinds the bot does
-//! not handle never. Does not own: logging the drop (`poller`) or what an admitted sender
+//! not handle never. `Dropped::log` is how a drop is logged. Does not own: what an admitted sender
 //! becomes inside Steward (a principal, made by the surface's authentication step).
 
 use std::collections::BTreeSet;
@@ -114,6 +114,18 @@ pub struct Dropped {
     /// The sender's id when there was one: the owner reads it in the log to allowlist
     /// themselves.
     pub sender: Option<u64>,
+}
+
+impl Dropped {
+    /// The drop in the log, at info: the sender's id and the reason, never the content.
+    pub(crate) fn log(&self) {
+        tracing::info!(
+            update_id = self.update_id,
+            reason = ?self.reason,
+            sender = self.sender,
+            "telegram update dropped"
+        );
+    }
 }
 
 /// The allowlist and the group switch.

@@ -22,6 +22,15 @@ pub enum TextMode {
     Html,
 }
 
+/// What `getWebhookInfo` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookInfo {
+    /// Empty when no webhook is set.
+    pub url: String,
+    pub last_error: Option<String>,
+    pub pending: u64,
+}
+
 /// One button row after another; each button a label and its callback data (≤ 64 bytes).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Keyboard {
@@ -129,6 +138,48 @@ impl BotApi {
     pub async fn typing(&self, chat: i64) -> Result<(), TelegramError> {
         let params = json!({"chat_id": chat, "action": "typing"});
         self.call("sendChatAction", params).await.map(drop)
+    }
+
+    /// `getMe`: the bot's `@username` (the token works).
+    pub async fn bot_username(&self) -> Result<String, TelegramError> {
+        let me = self.call("getMe", json!({})).await?;
+        Ok(me
+            .get("username")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned())
+    }
+
+    /// `getWebhookInfo`: the webhook URL set (empty: none) and its last delivery error.
+    pub async fn webhook_info(&self) -> Result<WebhookInfo, TelegramError> {
+        let info = self.call("getWebhookInfo", json!({})).await?;
+        let text = |k: &str| info.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+        Ok(WebhookInfo {
+            url: text("url"),
+            last_error: Some(text("last_error_message")).filter(|e| !e.is_empty()),
+            pending: info
+                .get("pending_update_count")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+        })
+    }
+
+    /// `setWebhook` with the secret Telegram sends back in `X-Telegram-Bot-Api-Secret-Token`
+    /// and the same update kinds long polling asks for.
+    pub async fn set_webhook(&self, url: &str, secret: &str) -> Result<(), TelegramError> {
+        let params = json!({
+            "url": url,
+            "secret_token": secret,
+            "allowed_updates": crate::poller::ALLOWED_UPDATES,
+        });
+        self.call("setWebhook", params).await.map(drop)
+    }
+
+    /// `deleteWebhook` (pending updates kept): `getUpdates` is refused while one is set.
+    pub async fn delete_webhook(&self) -> Result<(), TelegramError> {
+        self.call("deleteWebhook", json!({"drop_pending_updates": false}))
+            .await
+            .map(drop)
     }
 
     /// `answerCallbackQuery`: stops the button's spinner, with a short notice.

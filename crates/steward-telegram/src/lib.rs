@@ -21,6 +21,7 @@ mod init_data;
 mod poller;
 mod surface;
 mod token;
+mod webhook;
 
 pub use allowlist::{
     Admitted, AllowedUsers, Allowlist, BadAllowedUsers, ChatKind, DropReason, Dropped,
@@ -30,7 +31,7 @@ pub use auth::TelegramAuth;
 pub use backoff::{
     BASE as BACKOFF_BASE, CAP as BACKOFF_CAP, RETRY_AFTER_CAP, delay as backoff_delay,
 };
-pub use calls::{Keyboard, TextMode};
+pub use calls::{Keyboard, TextMode, WebhookInfo};
 pub use client::{BotApi, DEFAULT_API_BASE};
 pub use error::{FailureKind, TelegramError};
 pub use frankenstein;
@@ -41,3 +42,6 @@ pub use init_data::{
 pub use poller::{ALLOWED_UPDATES, LONG_POLL_SECS, Pause, PollEnd, Poller, TokioPause};
 pub use surface::{FeedbackDesk, Pacing, SurfaceDeps, TelegramDeliver, TelegramSurface};
 pub use token::{BadToken, BotToken};
+pub use webhook::{
+    BadWebhookSecret, MAX_WEBHOOK_BODY, WebhookOutcome, WebhookReceiver, WebhookSecret,
+};

@@ -167,12 +167,7 @@ impl<P: Pause> Poller<P> {
                             return PollEnd::ReceiverGone;
                         }
                     }
-                    Err(dropped) => tracing::info!(
-                        update_id = dropped.update_id,
-                        reason = ?dropped.reason,
-                        sender = dropped.sender,
-                        "telegram update dropped"
-                    ),
+                    Err(dropped) => dropped.log(),
                 }
             }
         }

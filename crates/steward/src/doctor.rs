@@ -7,6 +7,8 @@
 //! (see `config`), storage or provider clients (it only calls their public probes).
 //! Secrets are never printed: only whether a key is set and which variable holds it.
 
+mod telegram;
+
 use std::collections::HashSet;
 use std::io::{self, Write};
 use std::net::TcpListener;
@@ -105,6 +107,11 @@ pub async fn run_with_problems(
     check_code(&mut r, s)?;
     check_skills(&mut r, s)?;
     check_mcp(&mut r, s).await?;
+    if refused("telegram") {
+        r.warn(&skipped("telegram"), &rerun)?;
+    } else {
+        telegram::check(&mut r, s).await?;
+    }
     if s.api_token.is_none() {
         r.ok("api_token: not set (steward serve generates one)")?;
     } else {

@@ -72,8 +72,12 @@ pub fn start(
     let cards = surface.spawn_card_watcher(stop.child_token());
     let poll_stop = stop.child_token();
     let poller = tokio::spawn(async move {
+        // `getUpdates` is refused while a webhook is set (an earlier webhook-mode run).
+        if let Err(e) = api.delete_webhook().await {
+            tracing::warn!(error = %e, "could not clear a telegram webhook before polling");
+        }
         let end = surface
-            .run_polling(Poller::new(api, allowlist, TokioPause), poll_stop)
+            .run_polling(Poller::new(api.clone(), allowlist, TokioPause), poll_stop)
             .await;
         tracing::info!(?end, "telegram polling stopped");
     });

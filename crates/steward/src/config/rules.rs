@@ -97,6 +97,8 @@ pub(crate) enum Rule {
     TelegramBotToken,
     /// Telegram user ids, comma-separated, by `steward_telegram::AllowedUsers`'s rule.
     TelegramUserIds,
+    /// `steward_telegram::WebhookSecret`'s rule.
+    TelegramWebhookSecret,
 }
 
 impl Rule {
@@ -147,6 +149,7 @@ impl Rule {
                 .into(),
             Rule::TelegramBotToken => steward_telegram::BotToken::RULE.into(),
             Rule::TelegramUserIds => steward_telegram::AllowedUsers::RULE.into(),
+            Rule::TelegramWebhookSecret => steward_telegram::WebhookSecret::RULE.into(),
         }
     }
 
@@ -231,6 +234,7 @@ impl Rule {
             Rule::PartKinds => part_kinds(s).is_some(),
             Rule::TelegramBotToken => steward_telegram::BotToken::parse(s).is_ok(),
             Rule::TelegramUserIds => steward_telegram::AllowedUsers::parse(s).is_ok(),
+            Rule::TelegramWebhookSecret => steward_telegram::WebhookSecret::parse(s).is_ok(),
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {

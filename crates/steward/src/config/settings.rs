@@ -125,6 +125,10 @@ pub struct TelegramSettings {
     pub api_base_url: String,
     /// `/model NAME` may switch the model.
     pub model_switch: bool,
+    /// Webhook mode when set (with `webhook_secret`); long polling otherwise.
+    pub webhook_url: Option<String>,
+    /// Secret: masked in `Debug`.
+    pub webhook_secret: Option<String>,
 }
 
 impl fmt::Debug for TelegramSettings {
@@ -134,6 +138,8 @@ impl fmt::Debug for TelegramSettings {
             .field("allowed_users", &self.allowed_users)
             .field("allow_groups", &self.allow_groups)
             .field("model_switch", &self.model_switch)
+            .field("webhook_url", &self.webhook_url.as_deref().map(mask_url))
+            .field("webhook_secret", &Masked(&self.webhook_secret))
             .field("api_base_url", &mask_url(&self.api_base_url))
             .finish()
     }
@@ -345,6 +351,8 @@ impl Settings {
                 allowed_users: steward_telegram::AllowedUsers::default(),
                 allow_groups: false,
                 model_switch: false,
+                webhook_url: None,
+                webhook_secret: None,
                 api_base_url: String::new(),
             },
             memory: MemorySettings {
