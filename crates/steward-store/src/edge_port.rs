@@ -242,4 +242,27 @@ mod tests {
         assert!(check("'; DROP TABLE edge_messages; --").is_ok());
         assert!(check("чат 💬 \u{202e}").is_ok());
     }
+
+    proptest::proptest! {
+        /// Any text is a key exactly when the rule says so, and a key is its text.
+        #[test]
+        fn a_key_is_exactly_the_text_the_rule_allows(
+            raw in proptest::prop_oneof![
+                proptest::prelude::any::<String>(),
+                "-?[0-9]{0,140}",
+                "[0-9\u{0}-\u{1f}\u{7f}-\u{9f}]{1,4}",
+            ]
+        ) {
+            let allowed = (1..=MAX_EDGE_KEY_LEN).contains(&raw.len())
+                && !raw.chars().any(char::is_control);
+            match EdgeKey::parse(&raw) {
+                Ok(key) => {
+                    proptest::prop_assert!(allowed);
+                    proptest::prop_assert_eq!(key.as_str(), raw.as_str());
+                }
+                Err(StoreError::InvalidInput(_)) => proptest::prop_assert!(!allowed),
+                Err(e) => proptest::prop_assert!(false, "unexpected error {e}"),
+            }
+        }
+    }
 }
