@@ -3,8 +3,9 @@
 //! ids it already handled (dedup, also across restarts), which conversation each chat is bound
 //! to, and the messages it sent (to find the turn behind a reaction or a button press, and the
 //! messages showing an approval card when its state changes). Owns the storage semantics
-//! (documented here, enforced by `contract`); does not own what a platform id means, how a
-//! surface talks to its platform, nor retention policy (the surface calls
+//! (documented here, enforced by `contract`) and the one rule of an `EdgeKey` (a sent
+//! message's other limits are `validate/edge.rs`'s); does not own what a platform id means,
+//! how a surface talks to its platform, nor retention policy (the surface calls
 //! `forget_updates_before` with its own horizon).
 //!
 //! Limits (every adapter refuses the rest with `InvalidInput`): an `EdgeKey` is 1..=128 bytes
@@ -33,12 +34,32 @@ pub struct EdgeKey(String);
 impl EdgeKey {
     /// The key, or `InvalidInput` (the message names the problem, never the text).
     pub fn parse(raw: &str) -> Result<EdgeKey, StoreError> {
-        crate::validate::edge::edge_key(raw)?;
+        check(raw)?;
         Ok(EdgeKey(raw.to_owned()))
     }
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// 1..=`MAX_EDGE_KEY_LEN` bytes, no control character (NUL, C0, DEL, C1): a platform id is
+/// printable, and a control character in one is a parsing bug or an attack on a log.
+fn check(raw: &str) -> Result<(), StoreError> {
+    if raw.is_empty() {
+        return Err(StoreError::InvalidInput("edge key is empty".into()));
+    }
+    if raw.len() > MAX_EDGE_KEY_LEN {
+        return Err(StoreError::InvalidInput(format!(
+            "edge key is {} bytes; the limit is {MAX_EDGE_KEY_LEN}",
+            raw.len()
+        )));
+    }
+    match raw.char_indices().find(|(_, c)| c.is_control()) {
+        Some((at, _)) => Err(StoreError::InvalidInput(format!(
+            "edge key has a control character at byte {at}"
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -188,5 +209,60 @@ impl<T: EdgeStore + ?Sized> EdgeStore for Arc<T> {
         action_id: &str,
     ) -> Result<Vec<SentMessage>, StoreError> {
         (**self).card_messages(surface, action_id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edge_key_bounds_are_inclusive() {
+        assert!(check("1").is_ok());
+        assert!(check("-1001234567890").is_ok());
+        assert!(check(&"9".repeat(MAX_EDGE_KEY_LEN)).is_ok());
+        assert!(check(&"9".repeat(MAX_EDGE_KEY_LEN + 1)).is_err());
+        // 128 bytes of a 2-byte character is within; one more byte is not.
+        assert!(check(&"é".repeat(64)).is_ok());
+        assert!(check(&format!("{}x", "é".repeat(64))).is_err());
+        assert!(check("").is_err());
+    }
+
+    #[test]
+    fn edge_key_refuses_every_kind_of_control_character() {
+        for c in [
+            '\0', '\n', '\r', '\t', '\u{1b}', '\u{7f}', '\u{85}', '\u{9f}',
+        ] {
+            let raw = format!("12{c}34");
+            let err = check(&raw).unwrap_err().to_string();
+            assert!(err.contains("byte 2"), "{c:?}: {err}");
+            assert!(!err.contains("12"), "echoes the key: {err}");
+        }
+        // Printable but unusual is fine: the key is opaque.
+        assert!(check("'; DROP TABLE edge_messages; --").is_ok());
+        assert!(check("чат 💬 \u{202e}").is_ok());
+    }
+
+    proptest::proptest! {
+        /// Any text is a key exactly when the rule says so, and a key is its text.
+        #[test]
+        fn a_key_is_exactly_the_text_the_rule_allows(
+            raw in proptest::prop_oneof![
+                proptest::prelude::any::<String>(),
+                "-?[0-9]{0,140}",
+                "[0-9\u{0}-\u{1f}\u{7f}-\u{9f}]{1,4}",
+            ]
+        ) {
+            let allowed = (1..=MAX_EDGE_KEY_LEN).contains(&raw.len())
+                && !raw.chars().any(char::is_control);
+            match EdgeKey::parse(&raw) {
+                Ok(key) => {
+                    proptest::prop_assert!(allowed);
+                    proptest::prop_assert_eq!(key.as_str(), raw.as_str());
+                }
+                Err(StoreError::InvalidInput(_)) => proptest::prop_assert!(!allowed),
+                Err(e) => proptest::prop_assert!(false, "unexpected error {e}"),
+            }
+        }
     }
 }

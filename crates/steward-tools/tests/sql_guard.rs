@@ -428,3 +428,36 @@ async fn memory_tables_are_protected_including_run_time_vector_tables() {
     assert_eq!(fx.protected_snapshot(), before);
     assert_eq!(fx.count("memory_vec_384_1"), 1);
 }
+
+/// A messaging surface's edge records: reading them would leak platform ids, writing them
+/// could replay or drop an update, move a chat, or forge the trace behind a button press.
+#[tokio::test]
+async fn edge_tables_are_unreadable_and_unwritable() {
+    let f = Fixture::new();
+    let r = registry(f.cfg());
+    for (sql, table) in [
+        ("SELECT * FROM edge_updates", "edge_updates"),
+        ("SELECT chat FROM \"EDGE_CHATS\"", "edge_chats"),
+        ("SELECT trace_id FROM main.edge_messages", "edge_messages"),
+    ] {
+        let expected = format!("access to table {table} {PROTECTED}");
+        assert_query_refused(&f, &r, sql, &expected).await;
+    }
+    for (sql, table) in [
+        ("DELETE FROM edge_updates", "edge_updates"),
+        ("UPDATE edge_chats SET conversation_id = 'c2'", "edge_chats"),
+        (
+            "UPDATE edge_messages SET trace_id = 'forged' WHERE message = '7'",
+            "edge_messages",
+        ),
+        (
+            "INSERT INTO edge_messages (surface, chat, message, trace_id) \
+             VALUES ('telegram', '42', '8', 'forged')",
+            "edge_messages",
+        ),
+    ] {
+        let expected = format!("access to table {table} {PROTECTED}");
+        assert_execute_refused(&f, &r, sql, &expected).await;
+    }
+    assert_eq!(f.count("edge_messages"), 1);
+}

@@ -69,6 +69,14 @@ INSERT INTO memory_vec_384_1 VALUES (1, x'00');
 -- The web sign-in's sessions: a row here is a way into the web app.
 CREATE TABLE web_sessions (id TEXT PRIMARY KEY, secret_hash TEXT NOT NULL, principal TEXT NOT NULL);
 INSERT INTO web_sessions VALUES ('s1', 'session-hash-do-not-leak', 'owner');
+-- A messaging surface's edge records: a row here could replay or drop an update, deliver a
+-- conversation into another chat, or point a button press at a trace of the model's choosing.
+CREATE TABLE edge_updates (surface TEXT, update_key TEXT, claimed_at_ms INTEGER);
+INSERT INTO edge_updates VALUES ('telegram', '1001', 1);
+CREATE TABLE edge_chats (id INTEGER PRIMARY KEY, surface TEXT, chat TEXT, conversation_id TEXT);
+INSERT INTO edge_chats VALUES (1, 'telegram', '42', 'c1');
+CREATE TABLE edge_messages (id INTEGER PRIMARY KEY, surface TEXT, chat TEXT, message TEXT, trace_id TEXT);
+INSERT INTO edge_messages VALUES (1, 'telegram', '42', '7', 'trace-do-not-forge');
 ";
 
 static NEXT: AtomicU32 = AtomicU32::new(0);
