@@ -2,7 +2,8 @@
 //! approval and grant routes, the memory routes (facts, notes, search, read-later, learnings,
 //! reminders), the status route, the OpenAI-compatible API, the web app's embedded files
 //! (`assets`), the web app's sign-in (sessions, cookie auth beside the bearer token, CSRF, the
-//! failed-sign-in limit) and hostile-input handling.
+//! failed-sign-in limit), the API document (`apidoc`, built on its first request, not with the
+//! router) and hostile-input handling.
 //!
 //! Owns: routing, request validation, projecting `TurnEvent`s and approval resolutions into
 //! HTTP responses, the accept loop (`listen`: connection caps, header and idle deadlines,
@@ -34,7 +35,7 @@ mod status;
 mod trace;
 mod turn;
 
-use apidoc::DocumentedRoutes;
+use apidoc::{DocumentedRoutes, documented};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use serde_json::json;
@@ -44,8 +45,6 @@ use steward_core::{
     ApprovalDesk, Assistant, ConversationDesk, EventFeed, MemoryDesk, SettingsDesk,
 };
 use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
-use utoipa_axum::router::UtoipaMethodRouterExt as _;
-use utoipa_axum::routes;
 
 pub use cors::CorsOrigins;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;
@@ -240,64 +239,69 @@ fn documented_routes(with_parts: DefaultBodyLimit, mcp: Option<Router>) -> Docum
         routes = routes.mcp(mcp);
     }
     routes
-        .routes(routes!(health))
-        .routes(routes!(api::post_message).layer(with_parts))
-        .routes(routes!(events::events))
-        .routes(routes!(
+        .routes(documented!(health))
+        .routes(documented!(api::post_message).layer(with_parts))
+        .routes(documented!(events::events))
+        .routes(documented!(
             session_routes::sign_in,
             session_routes::current,
             session_routes::sign_out
         ))
-        .routes(routes!(session_routes::list))
-        .routes(routes!(session_routes::revoke))
-        .routes(routes!(conversations::list))
-        .routes(routes!(
+        .routes(documented!(session_routes::list))
+        .routes(documented!(session_routes::revoke))
+        .routes(documented!(conversations::list))
+        .routes(documented!(
             conversations::history,
             conversations::rename,
             conversations::delete
         ))
-        .routes(routes!(api::cancel_turn))
-        .routes(routes!(approvals::list))
-        .routes(routes!(approvals::count))
-        .routes(routes!(approvals::get_one))
-        .routes(routes!(approvals::confirm))
-        .routes(routes!(approvals::cancel))
-        .routes(routes!(approvals::revise))
-        .routes(routes!(approvals::request_edit))
-        .routes(routes!(approvals::list_grants, approvals::create_grant))
-        .routes(routes!(approvals::revoke_grant))
-        .routes(routes!(memory::list_facts))
-        .routes(routes!(memory::put_fact, memory::delete_fact))
-        .routes(routes!(memory::confirm_fact))
-        .routes(routes!(memory::confirm_note))
-        .routes(routes!(memory::list_notes, memory::create_note))
-        .routes(routes!(memory::patch_note, memory::delete_note))
-        .routes(routes!(memory::search))
-        .routes(routes!(status::status))
-        .routes(routes!(memory::list_read_later))
-        .routes(routes!(memory::patch_read_later, memory::delete_read_later))
-        .routes(routes!(memory::list_learnings))
-        .routes(routes!(memory::delete_learning))
-        .routes(routes!(memory::list_reminders))
-        .routes(routes!(memory::patch_reminder, memory::delete_reminder))
-        .routes(routes!(settings::list))
-        .routes(routes!(settings::put, settings::reset))
-        .routes(routes!(openai::chat_completions).layer(with_parts))
-        .routes(routes!(openai::list_models))
-        .routes(routes!(openai::get_model))
+        .routes(documented!(api::cancel_turn))
+        .routes(documented!(approvals::list))
+        .routes(documented!(approvals::count))
+        .routes(documented!(approvals::get_one))
+        .routes(documented!(approvals::confirm))
+        .routes(documented!(approvals::cancel))
+        .routes(documented!(approvals::revise))
+        .routes(documented!(approvals::request_edit))
+        .routes(documented!(approvals::list_grants, approvals::create_grant))
+        .routes(documented!(approvals::revoke_grant))
+        .routes(documented!(memory::list_facts))
+        .routes(documented!(memory::put_fact, memory::delete_fact))
+        .routes(documented!(memory::confirm_fact))
+        .routes(documented!(memory::confirm_note))
+        .routes(documented!(memory::list_notes, memory::create_note))
+        .routes(documented!(memory::patch_note, memory::delete_note))
+        .routes(documented!(memory::search))
+        .routes(documented!(status::status))
+        .routes(documented!(memory::list_read_later))
+        .routes(documented!(
+            memory::patch_read_later,
+            memory::delete_read_later
+        ))
+        .routes(documented!(memory::list_learnings))
+        .routes(documented!(memory::delete_learning))
+        .routes(documented!(memory::list_reminders))
+        .routes(documented!(memory::patch_reminder, memory::delete_reminder))
+        .routes(documented!(settings::list))
+        .routes(documented!(settings::put, settings::reset))
+        .routes(documented!(openai::chat_completions).layer(with_parts))
+        .routes(documented!(openai::list_models))
+        .routes(documented!(openai::get_model))
         // The web app's files: outside the guarded prefixes (they hold no data; the page signs
         // in through the API like any client), and the only compressed routes.
-        .routes(routes!(assets::index).layer(assets::compression()))
-        .routes(routes!(assets::app_file).layer(assets::compression()))
-        .routes(routes!(assets::app_folder_file).layer(assets::compression()))
+        .routes(documented!(assets::index).layer(assets::compression()))
+        .routes(documented!(assets::app_file).layer(assets::compression()))
+        .routes(documented!(assets::app_folder_file).layer(assets::compression()))
 }
 
 /// The OpenAPI 3.1 document (JSON) that `GET /api/v1/openapi.json` serves, for a router whose
 /// `ServerConfig::mcp` is set (`mcp`) or not: every route, its parameters, bodies and answers.
+/// Built the way the served one is (the same registration, then `ApiDocument::build`), which a
+/// router does only on the document's first request.
 pub fn api_document(mcp: bool) -> Result<String, ApiDocumentError> {
     let (_, document) =
         documented_routes(DefaultBodyLimit::disable(), mcp.then(Router::new)).finish();
-    document.to_json().map_err(|_| ApiDocumentError)
+    document.build().to_json().map_err(|_| ApiDocumentError)
 }
 
 /// The API document could not be encoded as JSON.

@@ -12,7 +12,7 @@
 mod decide;
 mod grants;
 
-// The `__path_*` items are the handlers' document entries (`routes!` reads them).
+// The `__path_*` items are the handlers' document entries (`documented!` reads them).
 pub(crate) use decide::{
     __path_cancel, __path_confirm, __path_request_edit, __path_revise, cancel, confirm,
     request_edit, revise,

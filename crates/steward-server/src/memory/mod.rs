@@ -17,7 +17,7 @@ mod read_later;
 mod reminders;
 mod search;
 
-// The `__path_*` items are the handlers' document entries (`routes!` reads them).
+// The `__path_*` items are the handlers' document entries (`documented!` reads them).
 pub(crate) use confirm::{__path_confirm_fact, __path_confirm_note, confirm_fact, confirm_note};
 pub(crate) use facts::{
     __path_delete_fact, __path_list_facts, __path_put_fact, delete_fact, list_facts, put_fact,

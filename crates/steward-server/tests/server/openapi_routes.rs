@@ -2,7 +2,8 @@
 //! three checks close the gaps between them:
 //! - the source: no routing call (`.route(`, `.nest(`, `.merge(`, `axum::routing`, ...)
 //!   anywhere in the crate but `apidoc/mod.rs`, whose `DocumentedRoutes` registers each route
-//!   from its annotation (and `/mcp` with its entry);
+//!   from its annotation (one `.route(`) and `/mcp` with its entry (one `.route_service(`),
+//!   and nothing else there (no `.nest(`, `.merge(`, ...);
 //! - the methods: on every documented path, every method the document does not give is
 //!   refused by the router's 405 fallback;
 //! - the paths: every route-like string in the crate's source that the router answers on is
@@ -16,8 +17,15 @@ use reqwest::header::AUTHORIZATION;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// Where routing calls may appear, and how many `.route_service(` (the `/mcp` mount).
+/// Where routing calls may appear: `DocumentedRoutes`, with one `.route(` (every annotated
+/// handler) and one `.route_service(` (the `/mcp` mount); it may name `axum::routing`'s types.
 const REGISTRATION: &str = "apidoc/mod.rs";
+
+/// The calls the registration makes, each exactly once.
+const REGISTRATION_CALLS: [&str; 2] = [".route(", ".route_service("];
+
+/// What the registration may name besides its calls (`axum::routing::MethodRouter`).
+const REGISTRATION_NAMES: [&str; 2] = ["routing::", "axum::routing"];
 
 /// Calls that add routes to an axum router (or to utoipa-axum's, which passes them through
 /// undocumented).
@@ -71,35 +79,46 @@ fn sources() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Routing calls outside the registration, and a count of `.route_service(` in it.
-fn routing_outside_registration(files: &[(String, String)]) -> (Vec<String>, usize) {
+/// Routing calls outside the registration (and any in it but its own), and the counts of
+/// `REGISTRATION_CALLS` in it.
+fn routing_outside_registration(files: &[(String, String)]) -> (Vec<String>, [usize; 2]) {
     let mut bad = Vec::new();
-    let mut mounts = 0;
+    let mut counts = [0; 2];
     for (rel, code) in files {
         for call in ROUTING {
             let n = code.matches(call).count();
-            if rel == REGISTRATION && call == ".route_service(" {
-                mounts = n;
+            let own = REGISTRATION_CALLS.iter().position(|c| *c == call);
+            if rel == REGISTRATION
+                && let Some(i) = own
+            {
+                counts[i] = n;
+            } else if rel == REGISTRATION && REGISTRATION_NAMES.contains(&call) {
+                // Naming `MethodRouter` adds no route.
             } else if n > 0 {
                 bad.push(format!("{rel}: {call}"));
             }
         }
     }
-    (bad, mounts)
+    (bad, counts)
 }
 
 #[test]
 fn routes_are_added_only_from_their_documentation() {
     let files = sources();
     assert!(files.iter().any(|(rel, _)| rel == "lib.rs"));
-    let (bad, mounts) = routing_outside_registration(&files);
+    let (bad, counts) = routing_outside_registration(&files);
     assert!(
         bad.is_empty(),
         "routing outside {REGISTRATION} (register a route with `#[utoipa::path]` on its handler \
-         and `.routes(routes!(handler))` in lib.rs `documented_routes`):\n{}",
+         and `.routes(documented!(handler))` in lib.rs `documented_routes`):\n{}",
         bad.join("\n")
     );
-    assert_eq!(mounts, 1, "{REGISTRATION} mounts exactly one service, /mcp");
+    assert_eq!(
+        counts,
+        [1, 1],
+        "{REGISTRATION} routes in exactly one place ({REGISTRATION_CALLS:?}): every annotated \
+         handler through `DocumentedRoutes::routes`, and /mcp"
+    );
 }
 
 #[test]
@@ -116,6 +135,22 @@ fn the_source_check_catches_an_undocumented_route() {
         let (bad, _) = routing_outside_registration(&files);
         assert!(!bad.is_empty(), "missed: {line}");
     }
+    // The registration itself may not nest or merge routers either, and a second `.route(`
+    // there shows in the count.
+    for line in ["let r = r.merge(other);", "let r = r.nest(\"/x\", other);"] {
+        let files = vec![(REGISTRATION.to_owned(), line.to_owned())];
+        assert!(
+            !routing_outside_registration(&files).0.is_empty(),
+            "missed: {line}"
+        );
+    }
+    let twice = vec![(
+        REGISTRATION.to_owned(),
+        "r.route(&p, h); r.route(\"/x\", get(g)); let m: axum::routing::MethodRouter;".to_owned(),
+    )];
+    let (bad, counts) = routing_outside_registration(&twice);
+    assert!(bad.is_empty(), "{bad:?}");
+    assert_eq!(counts, [2, 0]);
     // A comment that mentions a routing call is not one (sources() drops line comments).
     let commented = vec![("lib.rs".to_owned(), "let x = 1;".to_owned())];
     assert!(routing_outside_registration(&commented).0.is_empty());
