@@ -98,7 +98,7 @@ pub(crate) async fn app_folder_file(
     serve(&format!("app/{dir}/{file}"), &headers)
 }
 
-fn serve(key: &str, headers: &HeaderMap) -> Response {
+pub(crate) fn serve(key: &str, headers: &HeaderMap) -> Response {
     let Some(file) = Files::get(key) else {
         return ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such file").into_response();
     };

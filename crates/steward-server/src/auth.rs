@@ -1,9 +1,11 @@
 //! Authentication for `/api/`, `/v1/` and `/mcp`, checked before any body is read, and the
 //! principal it yields: the HTTP surface's one place that makes a `Principal`.
 //!
-//! Two credentials, one principal (the owner): the API token as `Authorization: Bearer`, on
-//! every guarded route; and the web app's session cookie, on `/api/` only (`/v1/` and `/mcp`
-//! stay bearer-only: their clients are programs, not a browser). A request with an
+//! Three credentials, one principal (the owner): the API token as `Authorization: Bearer`, on
+//! every guarded route; the web app's session cookie, on `/api/` only (`/v1/` and `/mcp`
+//! stay bearer-only: their clients are programs, not a browser); and the Telegram Mini App's
+//! `Authorization: tma <initData>`, on `/api/` only, when `ServerConfig::mini_app` is set
+//! (`mini_app.rs`). A request with an
 //! `Authorization` header is decided by it alone, cookie or not. A cookie-authenticated
 //! request whose method changes state must carry its session's CSRF token in `X-CSRF-Token`,
 //! else 403 `csrf` and no handler runs. `POST /api/v1/session` (signing in) needs neither.
@@ -91,6 +93,25 @@ pub(crate) async fn authenticate(
     // The bearer decides whenever it is there, so a stale cookie never overrides a token
     // (and a wrong token is not rescued by a cookie).
     if req.headers().contains_key(AUTHORIZATION) {
+        if let Some(init_data) = crate::mini_app::tma_credential(req.headers()) {
+            // The Mini App's credential, on the Steward API only (as the cookie): the check
+            // (HMAC first) says yes or no; why not is in its log line, never in the answer.
+            let admitted = cookie_allowed(path)
+                && state
+                    .mini_app
+                    .as_ref()
+                    .is_some_and(|check| check.admits(init_data));
+            if !admitted {
+                tracing::info!("rejected a Telegram Mini App request");
+                return unauthorized(flavor);
+            }
+            crate::listen::mark_authenticated(&req);
+            // An allowlisted Telegram user: the bot's people act as the owner.
+            let principal = Principal::authenticated(state.owner.clone());
+            req.extensions_mut().insert(principal);
+            req.extensions_mut().insert(crate::mini_app::MiniAppRequest);
+            return next.run(req).await;
+        }
         let ok = bearer_token(req.headers()).is_some_and(|t| state.token.matches(t));
         if !ok {
             tracing::info!("rejected request without a valid bearer token");
@@ -167,7 +188,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Authenticated {
 }
 
 /// The surface a request came from, by the credential `authenticate` accepted: the web app's
-/// session cookie is `web`, the bearer token `http`. What an approval's history shows as
+/// session cookie is `web`, the bearer token `http`, the Mini App's `tma` credential `telegram`. What an approval's history shows as
 /// "from the web app" or "from the API".
 pub(crate) struct RequestSurface(pub(crate) Surface);
 
@@ -175,9 +196,16 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestSurface {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        // `authenticate` puts the session in only when the cookie, not a bearer, decided.
+        // `authenticate` puts the session in only when the cookie, not a bearer, decided;
+        // the Mini App's marker only when its `tma` credential did.
         let web = parts.extensions.get::<CookieSession>().is_some();
-        Ok(RequestSurface(if web {
+        let mini_app = parts
+            .extensions
+            .get::<crate::mini_app::MiniAppRequest>()
+            .is_some();
+        Ok(RequestSurface(if mini_app {
+            Surface::Telegram
+        } else if web {
             Surface::Web
         } else {
             Surface::Http

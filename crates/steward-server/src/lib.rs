@@ -25,6 +25,7 @@ mod events;
 mod headers;
 mod listen;
 mod memory;
+mod mini_app;
 mod openai;
 mod parts;
 pub mod password;
@@ -32,6 +33,7 @@ mod session;
 mod session_routes;
 mod settings;
 mod status;
+mod telegram_hook;
 mod trace;
 mod turn;
 
@@ -49,10 +51,12 @@ use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
 pub use cors::CorsOrigins;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;
 pub use listen::{ConnLimits, serve, serve_with};
+pub use mini_app::{MINI_APP_CONTENT_SECURITY_POLICY, MiniAppCheck};
 pub use session::WebSignIn;
 pub use status::{
     EmbedderState, McpServerStatus, RecentError, StatusError, StatusSnapshot, StatusSource,
 };
+pub use telegram_hook::{MAX_WEBHOOK_BODY, SECRET_HEADER as TELEGRAM_SECRET_HEADER, WebhookSink};
 
 /// Default cap on a request body; larger bodies get 413.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
@@ -103,6 +107,12 @@ pub struct ServerConfig {
     pub trusted_proxy: bool,
     /// What `/api/v1/status` shows beyond version and uptime; `None` = it answers 503.
     pub status: Option<Arc<dyn StatusSource>>,
+    /// The Telegram Mini App's credential check (`Authorization: tma <initData>` on `/api/`);
+    /// `None` = that credential authenticates nothing.
+    pub mini_app: Option<Arc<dyn MiniAppCheck>>,
+    /// Where `POST /telegram/webhook` hands Telegram's deliveries (webhook mode); `None` = it
+    /// answers 404.
+    pub telegram_webhook: Option<Arc<dyn WebhookSink>>,
 }
 
 impl ServerConfig {
@@ -124,6 +134,8 @@ impl ServerConfig {
             sign_in: None,
             trusted_proxy: false,
             status: None,
+            mini_app: None,
+            telegram_webhook: None,
         }
     }
 }
@@ -146,6 +158,8 @@ impl fmt::Debug for ServerConfig {
             .field("sign_in", &self.sign_in.is_some())
             .field("trusted_proxy", &self.trusted_proxy)
             .field("status", &self.status.is_some())
+            .field("mini_app", &self.mini_app.is_some())
+            .field("telegram_webhook", &self.telegram_webhook.is_some())
             .finish()
     }
 }
@@ -173,6 +187,8 @@ pub(crate) struct AppState {
     pub(crate) sessions: Option<Arc<session::Sessions>>,
     pub(crate) trusted_proxy: bool,
     pub(crate) status: Option<Arc<dyn StatusSource>>,
+    pub(crate) mini_app: Option<Arc<dyn MiniAppCheck>>,
+    pub(crate) telegram_webhook: Option<Arc<dyn WebhookSink>>,
 }
 
 /// Build the full router. Layers run outside-in: tracing span, then auth (before any
@@ -202,6 +218,8 @@ pub fn router(
             .map(|s| Arc::new(session::Sessions::new(s, cfg.clock.clone()))),
         trusted_proxy: cfg.trusted_proxy,
         status: cfg.status,
+        mini_app: cfg.mini_app,
+        telegram_webhook: cfg.telegram_webhook,
     };
     // The two routes taking parts read bodies as big as their parts allow (each checks the
     // rest against `max_body_bytes` itself).
@@ -292,6 +310,10 @@ fn documented_routes(with_parts: DefaultBodyLimit, mcp: Option<Router>) -> Docum
         .routes(documented!(assets::index).layer(assets::compression()))
         .routes(documented!(assets::app_file).layer(assets::compression()))
         .routes(documented!(assets::app_folder_file).layer(assets::compression()))
+        // The Telegram Mini App's page (its files are the web app's) and the webhook, whose
+        // secret header is its credential (Telegram sends no bearer token).
+        .routes(documented!(mini_app::page).layer(assets::compression()))
+        .routes(documented!(telegram_hook::deliver))
 }
 
 /// The OpenAPI 3.1 document (JSON) that `GET /api/v1/openapi.json` serves, for a router whose

@@ -105,3 +105,23 @@ impl WebhookReceiver {
         WebhookOutcome::Taken
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_follow_telegrams_rule_and_match_exactly() {
+        let s = WebhookSecret::parse("abc_DEF-123").unwrap();
+        assert!(s.matches(Some(b"abc_DEF-123")));
+        for wrong in [&b"abc_DEF-12"[..], b"abc_DEF-1234", b"ABC_DEF-123", b""] {
+            assert!(!s.matches(Some(wrong)));
+        }
+        assert!(!s.matches(None));
+        assert!(WebhookSecret::parse(&"a".repeat(256)).is_ok());
+        for bad in ["", "has space", "semi;colon", "ünï", &"a".repeat(257)] {
+            assert!(WebhookSecret::parse(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(format!("{s:?}"), "WebhookSecret(***)");
+    }
+}

@@ -74,6 +74,8 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
                 secrets: app.store.clone(),
             }),
             trusted_proxy: settings.http.trusted_proxy,
+            mini_app: telegram.as_ref().map(|t| t.mini_app.clone()),
+            telegram_webhook: telegram.as_ref().and_then(|t| t.webhook.clone()),
             status: Some(Arc::new(crate::status::AppStatus::new(
                 &app,
                 app::database_path(settings),
@@ -114,7 +116,9 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     if let Some(t) = telegram {
         // Both end on `stop`: a long poll is cut, the card watcher leaves its loop.
         let _ = tokio::time::timeout(Duration::from_secs(5), async {
-            let _ = t.poller.await;
+            if let Some(poller) = t.poller {
+                let _ = poller.await;
+            }
             let _ = t.cards.await;
         })
         .await;

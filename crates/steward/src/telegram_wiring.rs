@@ -1,26 +1,77 @@
-//! The Telegram surface in `steward serve`: built when `telegram.bot_token` is set, polling
-//! the Bot API (long polling; the webhook mode is not built yet), with its card watcher and
-//! its deliverer registered with core.
+//! The Telegram surface in `steward serve`: built when `telegram.bot_token` is set — long
+//! polling, or webhook mode when `telegram.webhook_url` is set (the webhook is registered with
+//! its secret at start; deliveries come through steward-server's `/telegram/webhook`) — with
+//! its card watcher, its deliverer registered with core, and the Mini App's credential check
+//! for steward-server (`initData` verified with the bot's token, then the same allowlist).
 //!
-//! Owns: putting the surface together from the app's parts and its lifetime in `serve`. Does
-//! not own: any of the surface's behaviour (steward-telegram).
+//! Owns: putting the surface together from the app's parts, the two ports steward-server
+//! asks for (`MiniAppCheck`, `WebhookSink`), and the surface's lifetime in `serve`. Does not
+//! own: any of the surface's behaviour (steward-telegram).
 
 use std::sync::Arc;
 
 use anyhow::Context;
+use steward_protocol::Clock;
+use steward_server::{MiniAppCheck, WebhookSink};
 use steward_telegram::{
-    Allowlist, BotApi, BotToken, LONG_POLL_SECS, Pacing, Poller, SurfaceDeps, TelegramAuth,
-    TelegramSurface, TokioPause,
+    AllowedUsers, Allowlist, BotApi, BotToken, LONG_POLL_SECS, Pacing, Poller, SurfaceDeps,
+    TelegramAuth, TelegramSurface, TokioPause, WebhookOutcome, WebhookReceiver, WebhookSecret,
+    verify_init_data,
 };
 use tokio_util::sync::CancellationToken;
 
 use crate::app::{self, App};
 use crate::config::Settings;
 
-/// The running surface's tasks; they end when the token given to `start` is cancelled.
+/// The running surface; its tasks end when the token given to `start` is cancelled.
 pub struct Running {
-    pub poller: tokio::task::JoinHandle<()>,
+    /// None in webhook mode.
+    pub poller: Option<tokio::task::JoinHandle<()>>,
     pub cards: tokio::task::JoinHandle<()>,
+    /// For steward-server: the Mini App's `tma` credential.
+    pub mini_app: Arc<dyn MiniAppCheck>,
+    /// For steward-server's `/telegram/webhook`, in webhook mode.
+    pub webhook: Option<Arc<dyn WebhookSink>>,
+}
+
+/// The Mini App's credential: Telegram's signature with this bot's token, fresh, from an
+/// allowlisted user. Refusals are logged with their reason; the client gets a plain 401.
+struct MiniAppAuth {
+    token: BotToken,
+    users: AllowedUsers,
+    clock: Arc<dyn Clock>,
+}
+
+impl MiniAppCheck for MiniAppAuth {
+    fn admits(&self, init_data: &str) -> bool {
+        match verify_init_data(init_data, &self.token, self.clock.now_secs()) {
+            Ok(v) if u64::try_from(v.user_id).is_ok_and(|id| self.users.contains(id)) => true,
+            Ok(v) => {
+                tracing::info!(
+                    user = v.user_id,
+                    "mini app user is not on telegram.allowed_users"
+                );
+                false
+            }
+            Err(reason) => {
+                tracing::info!(%reason, "mini app initData refused");
+                false
+            }
+        }
+    }
+}
+
+struct Webhook(WebhookReceiver);
+
+#[async_trait::async_trait]
+impl WebhookSink for Webhook {
+    fn secret_ok(&self, offered: Option<&[u8]>) -> bool {
+        self.0.secret_ok(offered)
+    }
+
+    async fn accept(&self, body: &[u8]) -> bool {
+        self.0.accept(body).await == WebhookOutcome::Taken
+    }
 }
 
 /// Start the Telegram surface when a bot token is configured; `None` when it is not.
@@ -34,6 +85,23 @@ pub fn start(
         return Ok(None);
     };
     let token = BotToken::parse(raw).context("telegram.bot_token")?;
+    let webhook_secret = match (
+        &settings.telegram.webhook_url,
+        &settings.telegram.webhook_secret,
+    ) {
+        (None, _) => None,
+        (Some(_), Some(secret)) => {
+            Some(WebhookSecret::parse(secret).context("telegram.webhook_secret")?)
+        }
+        (Some(_), None) => anyhow::bail!(
+            "telegram.webhook_url is set without telegram.webhook_secret: set STEWARD_TELEGRAM_WEBHOOK_SECRET to a random string of A-Z, a-z, 0-9, _ and - (up to 256)"
+        ),
+    };
+    let mini_app: Arc<dyn MiniAppCheck> = Arc::new(MiniAppAuth {
+        token: token.clone(),
+        users: settings.telegram.allowed_users.clone(),
+        clock: app.clock.clone(),
+    });
     let api = BotApi::new(
         &settings.telegram.api_base_url,
         token,
@@ -70,6 +138,25 @@ pub fn start(
         Arc::new(surface.deliverer()),
     );
     let cards = surface.spawn_card_watcher(stop.child_token());
+    if let (Some(url), Some(secret)) = (settings.telegram.webhook_url.clone(), webhook_secret) {
+        let receiver = WebhookReceiver::new(secret.clone(), allowlist, surface);
+        // Registered in the background: a Bot API outage at start must not stop `serve`.
+        tokio::spawn(async move {
+            match api.set_webhook(&url, secret.expose()).await {
+                Ok(()) => tracing::info!("telegram webhook registered"),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not register the telegram webhook; `steward doctor` checks it")
+                }
+            }
+        });
+        eprintln!("Telegram: webhook mode (updates arrive at /telegram/webhook).");
+        return Ok(Some(Running {
+            poller: None,
+            cards,
+            mini_app,
+            webhook: Some(Arc::new(Webhook(receiver))),
+        }));
+    }
     let poll_stop = stop.child_token();
     let poller = tokio::spawn(async move {
         // `getUpdates` is refused while a webhook is set (an earlier webhook-mode run).
@@ -82,5 +169,10 @@ pub fn start(
         tracing::info!(?end, "telegram polling stopped");
     });
     eprintln!("Telegram: polling the Bot API for updates.");
-    Ok(Some(Running { poller, cards }))
+    Ok(Some(Running {
+        poller: Some(poller),
+        cards,
+        mini_app,
+        webhook: None,
+    }))
 }

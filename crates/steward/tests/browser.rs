@@ -23,6 +23,9 @@ use steward_testkit::pinning::{PINNED_CARD, PINNED_TEXT, PINNED_TOOLS, pinning_t
 use support::*;
 use tokio::process::Command;
 
+/// The Telegram user the Mini App's tests act as (on the allowlist).
+const MINI_APP_USER: &str = "1001";
+
 /// Longest the whole Node run may take (Chromium starts once per file).
 const NODE_DEADLINE: Duration = Duration::from_secs(600);
 
@@ -52,6 +55,7 @@ fn browser_deps() -> BrowserDeps {
     for file in [
         "node_modules/playwright-core/index.mjs",
         "node_modules/axe-core/axe.min.js",
+        "node_modules/@telegram-apps/init-data-node/package.json",
     ] {
         assert!(
             dir.join(file).is_file(),
@@ -121,10 +125,20 @@ async fn the_web_app_works_in_chromium() {
     let files = test_files();
     let fake = FakeModel::start().await.unwrap();
     let dir = TempDir::new("browser");
+    // The Telegram surface is on too, against the fake Bot API: the Mini App's tests sign
+    // initData with the bot's token for the allowlisted user.
+    let bot = steward_testkit::telegram::FakeBotApi::start()
+        .await
+        .unwrap();
     let srv = serve_with_fake(
         &dir,
         &fake.openai_base_url(),
-        &[("STEWARD_SQL_ALLOW_DDL", "true")],
+        &[
+            ("STEWARD_SQL_ALLOW_DDL", "true"),
+            ("TELEGRAM_BOT_TOKEN", steward_testkit::telegram::TOKEN),
+            ("STEWARD_TELEGRAM_API_BASE_URL", &bot.base),
+            ("STEWARD_TELEGRAM_ALLOWED_USERS", MINI_APP_USER),
+        ],
     );
     let shots = screenshot_dir();
     let pinning = write_pinning(dir.path());
@@ -143,6 +157,8 @@ async fn the_web_app_works_in_chromium() {
         .env("STEWARD_TEST_BROWSER_DIR", &deps.dir)
         .env("SCREENSHOT_DIR", &shots)
         .env("PINNING_JSON", &pinning)
+        .env("TG_BOT_TOKEN", steward_testkit::telegram::TOKEN)
+        .env("TG_USER", MINI_APP_USER)
         .kill_on_drop(true);
     let out = tokio::time::timeout(NODE_DEADLINE, cmd.output())
         .await

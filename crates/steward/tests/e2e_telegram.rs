@@ -374,14 +374,22 @@ async fn a_card_confirmed_by_twenty_presses_runs_once_and_forged_presses_run_not
             p.next().unwrap().to_owned(),
         )
     };
-    // Forged: an unknown id, a stale revision, the right data under a message that is not the
-    // card, garbage, and a stranger (dropped by the allowlist before anything).
+    // Forged: an unknown id, another real action's id under this card, a stale revision, the
+    // right data under a message that is not the card, garbage, and a stranger (dropped by the
+    // allowlist before anything).
     bot.push_update(tg::callback_on(
         11,
         ANN,
         ANN as i64,
         card,
-        &format!("c:{rev}:act_doesnotexist"),
+        &format!("c:{rev}:act-doesnotexist"),
+    ));
+    bot.push_update(tg::callback_on(
+        16,
+        ANN,
+        ANN as i64,
+        card,
+        &format!("x:0:{id}"),
     ));
     bot.push_update(tg::callback_on(
         12,
@@ -393,8 +401,8 @@ async fn a_card_confirmed_by_twenty_presses_runs_once_and_forged_presses_run_not
     bot.push_update(tg::callback_on(13, ANN, ANN as i64, card + 1000, &confirm));
     bot.push_update(tg::callback_on(14, ANN, ANN as i64, card, "c:0:../../etc"));
     bot.push_update(tg::callback_on(15, MALLORY, MALLORY as i64, card, &confirm));
-    until(&bot, "four refusals", |b| {
-        b.calls_of("answerCallbackQuery").len() >= 4
+    until(&bot, "five refusals", |b| {
+        b.calls_of("answerCallbackQuery").len() >= 5
     })
     .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -405,8 +413,25 @@ async fn a_card_confirmed_by_twenty_presses_runs_once_and_forged_presses_run_not
     );
     assert_eq!(
         bot.calls_of("answerCallbackQuery").len(),
-        4,
+        5,
         "the stranger got no answer at all"
+    );
+    let answers: Vec<String> = bot
+        .calls_of("answerCallbackQuery")
+        .iter()
+        .map(|a| a["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        answers
+            .iter()
+            .filter(|t| *t == "This button is not valid.")
+            .count(),
+        4,
+        "{answers:?}"
+    );
+    assert!(
+        answers.iter().any(|t| t.contains("changed")),
+        "the stale one is told: {answers:?}"
     );
     assert_eq!(
         text_of(
@@ -422,7 +447,7 @@ async fn a_card_confirmed_by_twenty_presses_runs_once_and_forged_presses_run_not
         bot.push_update(tg::callback_on(100 + i, ANN, ANN as i64, card, &confirm));
     }
     until(&bot, "twenty answers", |b| {
-        b.calls_of("answerCallbackQuery").len() >= 24
+        b.calls_of("answerCallbackQuery").len() >= 25
     })
     .await;
     until(&bot, "the follow-up", |b| {

@@ -94,7 +94,8 @@ pub(crate) const SESSION_COOKIE: &str = "steward_session";
         (name = "memory", description = "Facts, notes and search"),
         (name = "openai", description = "The OpenAI-compatible API"),
         (name = "mcp", description = "Steward's MCP server"),
-        (name = "web", description = "The web app's page and files (no credential: they hold no data)"),
+        (name = "web", description = "The web app's page and files, and the Telegram Mini App's page (no credential: they hold no data)"),
+        (name = "telegram", description = "Telegram's webhook deliveries (webhook mode; the secret header is the credential)"),
     ),
     modifiers(&SecuritySchemes),
 )]

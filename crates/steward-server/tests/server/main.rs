@@ -32,5 +32,6 @@ mod shutdown;
 mod sign_in;
 mod status;
 mod support;
+mod telegram;
 mod web_support;
 mod web_surface;

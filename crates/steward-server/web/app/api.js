@@ -2,12 +2,22 @@
 // Signed in by the session cookie (the browser sends it; the page never sees it), every call
 // that changes something carries the session's CSRF token in `X-CSRF-Token`. A 401 anywhere
 // tells the shell the sign-in is gone (`onSignedOut`). Errors are `ApiError`s (errors.js).
+// The Telegram Mini App signs every call with its `initData` instead (`setAuthorization`).
 
 import { ApiError } from './errors.js';
 import { readEvents } from './sse.js';
 
 let csrfToken = null;
+let authorization = null;
 const signedOutListeners = new Set();
+
+/**
+ * An `Authorization` header for every call instead of the session cookie: the Telegram Mini
+ * App's `tma <initData>` (miniapp/main.js). Calls then send no cookie.
+ */
+export function setAuthorization(value) {
+  authorization = value || null;
+}
 
 /** The CSRF token of the current session (from sign-in or `GET /api/v1/session`). */
 export function setCsrfToken(token) {
@@ -23,7 +33,8 @@ export function onSignedOut(fn) {
 function headers(method, accept, hasBody) {
   const out = { Accept: accept };
   if (hasBody) out['Content-Type'] = 'application/json';
-  if (csrfToken && !['GET', 'HEAD', 'OPTIONS'].includes(method)) out['X-CSRF-Token'] = csrfToken;
+  if (authorization) out.Authorization = authorization;
+  else if (csrfToken && !['GET', 'HEAD', 'OPTIONS'].includes(method)) out['X-CSRF-Token'] = csrfToken;
   return out;
 }
 
@@ -35,7 +46,7 @@ async function send(method, path, { body, signal, accept = 'application/json', q
       headers: headers(method, accept, body !== undefined),
       body: body === undefined ? undefined : JSON.stringify(body),
       signal,
-      credentials: 'same-origin',
+      credentials: authorization ? 'omit' : 'same-origin',
       cache: 'no-store',
     });
   } catch (e) {

@@ -324,3 +324,43 @@ pub(crate) async fn watch(shared: Arc<Shared>, cancel: CancellationToken) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn callback_data_round_trips_and_fits_telegrams_limit() {
+        let id = "act-0123456789abcdef";
+        for press in [Press::Confirm, Press::Cancel, Press::Edit] {
+            let data = callback_data(press, 7, id).unwrap();
+            assert!(data.len() <= MAX_CALLBACK_BYTES);
+            assert_eq!(parse_callback(&data), Some((press, 7, id)));
+        }
+        // An id too long for 64 bytes gets no button rather than a cut one.
+        assert_eq!(callback_data(Press::Confirm, 1, &"a".repeat(70)), None);
+    }
+
+    #[test]
+    fn forged_callback_data_is_refused() {
+        for bad in [
+            "",
+            "c",
+            "c:1",
+            "c::act-1",
+            "c:-1:act-1",
+            "c:+1:act-1",
+            "c:99999999999:act-1",
+            "z:1:act-1",
+            "C:1:act-1",
+            "c:1:",
+            "c:1:act 1",
+            "c:1:../../etc/passwd",
+            "c:1:act-1\u{0}",
+            "c:1:act_1",
+        ] {
+            assert_eq!(parse_callback(bad), None, "{bad:?}");
+        }
+        assert_eq!(parse_callback(&format!("c:1:{}", "a".repeat(80))), None);
+    }
+}

@@ -154,3 +154,39 @@ async fn memory(shared: &Shared, principal: &Principal) -> String {
         Err(e) => format!("Memory could not be read: {e}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse_with_a_bot_suffix_and_arguments() {
+        assert_eq!(parse("/start"), Some(Command::Start));
+        assert_eq!(parse("  /help  "), Some(Command::Help));
+        assert_eq!(parse("/new@steward_bot"), Some(Command::New));
+        assert_eq!(parse("/STATUS"), Some(Command::Status));
+        assert_eq!(parse("/model"), Some(Command::Model(None)));
+        assert_eq!(
+            parse("/model openai:gpt-4.1-mini"),
+            Some(Command::Model(Some("openai:gpt-4.1-mini".to_owned())))
+        );
+        assert_eq!(parse("/model   "), Some(Command::Model(None)));
+        assert_eq!(parse("/approvals"), Some(Command::Approvals));
+        assert_eq!(parse("/memory"), Some(Command::Memory));
+        assert_eq!(
+            parse("hello /start"),
+            None,
+            "only a message that starts with one"
+        );
+        assert_eq!(parse("hello"), None);
+    }
+
+    #[test]
+    fn an_unknown_command_is_named_short() {
+        match parse(&format!("/{}", "x".repeat(500))) {
+            Some(Command::Unknown(name)) => assert_eq!(name.chars().count(), 32),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(parse("/"), Some(Command::Unknown(String::new())));
+    }
+}

@@ -68,3 +68,28 @@ pub(crate) async fn on_reaction(
         tracing::warn!(error = %e, "could not record a telegram reaction");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use frankenstein::types::ReactionTypeEmoji;
+
+    fn emoji(e: &str) -> ReactionType {
+        ReactionType::Emoji(ReactionTypeEmoji {
+            emoji: e.to_owned(),
+        })
+    }
+
+    #[test]
+    fn thumbs_decide_and_the_newest_wins() {
+        assert_eq!(verdict(&[emoji("👍")]), Some(true));
+        assert_eq!(verdict(&[emoji("👎")]), Some(false));
+        assert_eq!(verdict(&[emoji("👍"), emoji("👎")]), Some(false));
+        assert_eq!(
+            verdict(&[emoji("🔥"), emoji("👍"), emoji("🎉")]),
+            Some(true)
+        );
+        assert_eq!(verdict(&[emoji("🔥")]), None);
+        assert_eq!(verdict(&[]), None, "a removed reaction scores nothing");
+    }
+}

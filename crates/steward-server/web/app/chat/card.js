@@ -21,6 +21,16 @@ const STATUS_TEXT = {
 
 const ENDED = new Set(['executed', 'failed', 'cancelled', 'expired']);
 
+let confirmGuard = null;
+
+/**
+ * `guard(card)` runs before every Confirm and resolves to `{ok, note}`: when `ok` is false
+ * nothing is sent and `note` is shown (the Mini App's biometric check, miniapp/biometric.js).
+ */
+export function setConfirmGuard(guard) {
+  confirmGuard = guard || null;
+}
+
 export class ApprovalCard {
   /**
    * @param {object} card an ActionCard (`action_id`, `tool`, `text`, `revision`, `confirmable`,
@@ -92,12 +102,23 @@ export class ApprovalCard {
     const mine = ++this.generation;
     const card = this.card;
     this.lockButtons(true);
+    let guardNote = '';
+    if (decision === 'confirm' && confirmGuard) {
+      const checked = await confirmGuard(card).catch(() => ({ ok: false, note: 'The check failed; nothing was sent.' }));
+      if (!checked.ok) {
+        this.setStatus(checked.note || 'Not confirmed.');
+        this.lockButtons(false);
+        this.busy = false;
+        return;
+      }
+      guardNote = checked.note || '';
+    }
     this.setStatus(decision === 'confirm' ? 'Approved — running…' : 'Sending…');
     const path = `/api/v1/approvals/${seg(this.id)}/${decision}`;
     const body = decision === 'confirm' ? { revision: card.revision } : {};
     try {
       const res = await post(path, body);
-      if (this.land(mine, res.card || card, res.action) && decision === 'edit') this.hooks.onEdit();
+      if (this.land(mine, res.card || card, res.action, guardNote) && decision === 'edit') this.hooks.onEdit();
     } catch (e) {
       const current = e.body && e.body.action;
       if (e.status === 409 && current) {
