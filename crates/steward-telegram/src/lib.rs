@@ -10,6 +10,7 @@ mod allowlist;
 mod backoff;
 mod client;
 mod error;
+mod format;
 mod poller;
 mod token;
 
@@ -22,6 +23,9 @@ pub use backoff::{
 };
 pub use client::{BotApi, DEFAULT_API_BASE};
 pub use error::{FailureKind, TelegramError};
+pub use format::{
+    MESSAGE_LIMIT, draft_text, escape_html, render_html, split_html, telegram_messages,
+};
 pub use frankenstein;
 pub use poller::{ALLOWED_UPDATES, LONG_POLL_SECS, Pause, PollEnd, Poller, TokioPause};
 pub use token::{BadToken, BotToken};

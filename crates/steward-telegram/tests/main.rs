@@ -6,5 +6,6 @@
 
 mod admission;
 mod client;
+mod format;
 mod polling;
 mod support;
