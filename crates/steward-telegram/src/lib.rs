@@ -2,9 +2,11 @@
 //!
 //! Owns so far: Bot API access (`client`: frankenstein's types and method trait over the
 //! workspace reqwest, configurable base URL), the bot token as a secret (`token`), long
-//! polling with backoff (`poller`, `backoff`), and the allowlist (`allowlist`). Does not own
-//! yet: turning admitted updates into turns (conversations, principals), delivery, approvals,
-//! reactions, media, webhooks, the Mini App.
+//! polling with backoff (`poller`, `backoff`), the allowlist (`allowlist`), and formatting
+//! answers (`format`: Markdown → Telegram HTML, split into messages within 4096 UTF-16
+//! units, plain-text streaming drafts). Does not own yet: turning admitted updates into
+//! turns (conversations, principals), delivery, approvals, reactions, media, webhooks, the
+//! Mini App.
 
 mod allowlist;
 mod backoff;

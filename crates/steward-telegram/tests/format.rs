@@ -72,6 +72,36 @@ fn lists_become_marked_indented_lines() {
 }
 
 #[test]
+fn loose_lists_and_quoted_paragraphs_keep_their_first_line() {
+    assert_eq!(rendered("- one\n\n  more\n\n- two"), "• one\n  more\n• two");
+    assert_eq!(
+        rendered("> first\n>\n> second\n>\n> > inner"),
+        "<blockquote>first\n\nsecond\n\ninner</blockquote>"
+    );
+    assert_eq!(
+        rendered("- > quoted item"),
+        "• <blockquote>quoted item</blockquote>"
+    );
+}
+
+#[test]
+fn a_huge_table_is_written_unpadded() {
+    let header = format!("|{}\n|{}\n", "h|".repeat(1000), "-|".repeat(1000));
+    let markdown = format!("{header}{}", "|x\n".repeat(1000));
+    let html = rendered(&markdown);
+    assert!(
+        html.len() < 16 * markdown.len(),
+        "{} bytes from {}",
+        html.len(),
+        markdown.len()
+    );
+    assert!(
+        html.starts_with("<pre>h | h | h") && html.contains("\n---\nx\nx\n"),
+        "{html:.80}"
+    );
+}
+
+#[test]
 fn a_table_becomes_an_aligned_pre_block() {
     let html = rendered(
         "| Name | Qty | Note |\n|:-----|----:|:----:|\n| apple | 3 | *ok* |\n| kiwi | 12 | `x` |",

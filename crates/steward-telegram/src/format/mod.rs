@@ -1,9 +1,11 @@
 //! Formatting the model's answer for Telegram: Markdown rendered as Telegram's HTML parse
-//! mode (`render.rs`, tables laid out by `table.rs`), split into messages within Telegram's
-//! limit (`split.rs` over the atoms of `tokens.rs`), and the plain-text draft shown while an
-//! answer streams. Escaping and UTF-16 counting live in `escape.rs`. Does not send anything:
-//! delivery calls these and passes `parse_mode = "HTML"` with each chunk.
+//! mode (`render.rs`; tables laid out by `table.rs`; link targets and code languages checked
+//! by `attributes.rs`), split into messages within Telegram's limit (`split.rs` over the
+//! atoms of `tokens.rs`), and the plain-text draft shown while an answer streams. Escaping
+//! and UTF-16 counting live in `escape.rs`. Does not send anything: delivery calls these and
+//! passes `parse_mode = "HTML"` with each chunk.
 
+mod attributes;
 mod escape;
 mod render;
 mod split;

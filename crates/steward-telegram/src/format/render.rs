@@ -9,6 +9,7 @@
 //! flatten into one, list indentation stops at `MAX_INDENT_LEVELS`), so output stays linear in
 //! the input and the walk uses no recursion.
 
+use super::attributes::{allowed_href, language_class};
 use super::escape::{is_dropped_control, push_escaped, push_escaped_char};
 use super::table::{TableCells, layout};
 use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
@@ -18,12 +19,12 @@ use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEn
 const MAX_INDENT_LEVELS: usize = 8;
 const INDENT: &str = "  ";
 const RULE: &str = "──────────";
-const MAX_LANGUAGE_CHARS: usize = 32;
-/// Longer link targets become plain text: Telegram refuses very long URLs.
-const MAX_URL_BYTES: usize = 2048;
-const LINK_SCHEMES: [&str; 4] = ["http", "https", "tg", "mailto"];
 
-/// Markdown → Telegram HTML (`parse_mode = "HTML"`); see the crate's `render_html` docs.
+/// Markdown (CommonMark with GFM tables, strikethrough and task lists) → Telegram HTML for
+/// `parse_mode = "HTML"`. Raw HTML in the Markdown is escaped, never passed through; links
+/// only to http, https, tg and mailto (others become plain text). Headings become bold lines,
+/// lists "• " / "1. " lines indented per level, tables a `<pre>` block of aligned columns,
+/// images their alt text as a link. Trailing whitespace is trimmed.
 pub fn render_html(markdown: &str) -> String {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
@@ -469,44 +470,4 @@ fn close_tag(out: &mut String, open: &Open) {
     } else {
         out.push_str(open.close);
     }
-}
-
-/// The `language-x` class of a fenced block: the info string's first word, only characters
-/// that appear in language names, at most `MAX_LANGUAGE_CHARS`.
-fn language_class(info: &str) -> Option<String> {
-    let word = info.split_whitespace().next()?;
-    let language: String = word
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '#' | '.' | '-'))
-        .take(MAX_LANGUAGE_CHARS)
-        .collect();
-    (!language.is_empty()).then_some(language)
-}
-
-/// The href for a link target, or `None` when it must be plain text: only http, https, tg
-/// and mailto, no whitespace or control characters, not absurdly long.
-fn allowed_href(link_type: LinkType, url: &str) -> Option<String> {
-    let url = url.trim();
-    if url.is_empty()
-        || url.len() > MAX_URL_BYTES
-        || url.chars().any(|c| c.is_whitespace() || c.is_control())
-    {
-        return None;
-    }
-    if link_type == LinkType::Email && !url.contains(':') {
-        return Some(format!("mailto:{url}"));
-    }
-    let (scheme, rest) = url.split_once(':')?;
-    let scheme = scheme.to_ascii_lowercase();
-    if !LINK_SCHEMES.contains(&scheme.as_str()) || rest.is_empty() {
-        return None;
-    }
-    if (scheme == "http" || scheme == "https")
-        && rest
-            .strip_prefix("//")
-            .is_none_or(|host| host.is_empty() || host.starts_with('/'))
-    {
-        return None;
-    }
-    Some(url.to_owned())
 }

@@ -12,8 +12,14 @@ use super::tokens::{Atom, CharKind, tokenize};
 /// The smallest limit honoured: one astral character takes two UTF-16 units.
 const MIN_LIMIT: usize = 2;
 
-/// Split rendered HTML into chunks whose visible text is at most `limit` UTF-16 code units;
-/// see the crate's `split_html` docs.
+/// Split rendered HTML into chunks whose visible text (after entity parsing) is at most
+/// `limit` UTF-16 code units, as Telegram counts. Cuts at a blank line first, then a line
+/// break (inside a code block too), then other whitespace, then hard between two characters
+/// (never inside an entity, a tag or a surrogate pair). The whitespace run a cut is made at
+/// is dropped (inside `pre` only the newline; indentation is kept), nothing else is. Tags
+/// open at a cut are closed at the chunk's end and reopened, attributes and all, at the next
+/// chunk's start (a `<pre><code class="language-x">` block continues as one). No chunk is
+/// empty or whitespace only. A `limit` below 2 counts as 2 (one astral character).
 pub fn split_html(html: &str, limit: usize) -> Vec<String> {
     let atoms = tokenize(html);
     let cuts = plan(&atoms, limit.max(MIN_LIMIT));
