@@ -2,13 +2,16 @@
 //!
 //! Owns so far: Bot API access (`client`: frankenstein's types and method trait over the
 //! workspace reqwest, configurable base URL), the bot token as a secret (`token`), long
-//! polling with backoff (`poller`, `backoff`), the allowlist (`allowlist`), and verifying a
-//! Mini App's `initData` (`init_data`: Telegram's HMAC check before any field is read, then
-//! freshness and the user id; the caller applies the allowlist), the surface's authentication
-//! step (`auth`), the Bot API calls it makes (`calls`), and the surface at work (`surface`:
-//! updates claimed once, chats bound to conversations, turns streamed, cards with buttons,
-//! reactions as feedback, commands, proactive delivery). Does not own yet: media, webhooks,
-//! the Mini App's pages and its HTTP routes.
+//! polling with backoff (`poller`, `backoff`), the allowlist (`allowlist`), verifying a Mini
+//! App's `initData` (`init_data`: Telegram's HMAC check before any field is read, then
+//! freshness and the user id; the caller applies the allowlist), formatting answers
+//! (`format`: Markdown → Telegram HTML, split into messages within 4096 UTF-16 units,
+//! plain-text streaming drafts), the surface's authentication step (`auth`), the Bot API calls
+//! it makes (`calls`), webhook deliveries (`webhook`: the secret, then the same path as a
+//! polled update), and the surface at work (`surface`: updates claimed once, chats bound to
+//! conversations, turns streamed, cards with buttons, reactions as feedback, commands,
+//! proactive delivery). Does not own: the HTTP routes of the webhook and the Mini App
+//! (steward-server's, through its ports), the Mini App's pages (the web app's).
 
 mod allowlist;
 mod auth;
@@ -34,6 +37,9 @@ pub use backoff::{
 pub use calls::{Keyboard, TextMode, WebhookInfo};
 pub use client::{BotApi, DEFAULT_API_BASE};
 pub use error::{FailureKind, TelegramError};
+pub use format::{
+    MESSAGE_LIMIT, draft_text, escape_html, render_html, split_html, telegram_messages,
+};
 pub use frankenstein;
 pub use init_data::{
     INIT_DATA_MAX_AGE_SECS, INIT_DATA_MAX_FUTURE_SECS, InitDataRefusal, MAX_INIT_DATA_BYTES,

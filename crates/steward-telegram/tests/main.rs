@@ -10,5 +10,6 @@ mod client;
 mod init_data;
 mod init_data_props;
 mod init_data_vectors;
+mod format;
 mod polling;
 mod support;
