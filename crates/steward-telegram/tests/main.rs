@@ -7,9 +7,9 @@
 
 mod admission;
 mod client;
+mod format;
 mod init_data;
 mod init_data_props;
 mod init_data_vectors;
-mod format;
 mod polling;
 mod support;

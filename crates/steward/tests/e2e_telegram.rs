@@ -484,3 +484,169 @@ async fn a_card_confirmed_by_twenty_presses_runs_once_and_forged_presses_run_not
     );
     assert_eq!(decided_on, "telegram");
 }
+
+const HOOK_SECRET: &str = "hook-secret_0123456789";
+
+fn serve_webhook(dir: &TempDir, fake: &FakeModel, bot: &FakeBotApi) -> Server {
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN)
+        .env("TELEGRAM_BOT_TOKEN", tg::TOKEN)
+        .env("STEWARD_TELEGRAM_API_BASE_URL", &bot.base)
+        .env("STEWARD_TELEGRAM_ALLOWED_USERS", ANN.to_string())
+        .env(
+            "STEWARD_TELEGRAM_WEBHOOK_URL",
+            "https://steward.example/telegram/webhook",
+        )
+        .env("STEWARD_TELEGRAM_WEBHOOK_SECRET", HOOK_SECRET);
+    start_server(cmd)
+}
+
+async fn push(srv: &Server, secret: Option<&str>, update: &Value) -> u16 {
+    let mut req = client().post(srv.url("/telegram/webhook")).json(update);
+    if let Some(s) = secret {
+        req = req.header("x-telegram-bot-api-secret-token", s);
+    }
+    req.send().await.unwrap().status().as_u16()
+}
+
+#[tokio::test]
+async fn webhook_mode_checks_the_secret_and_answers_each_update_once_across_restarts() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    let dir = TempDir::new("tg-webhook");
+    let srv = serve_webhook(&dir, &fake, &bot);
+    until(&bot, "setWebhook", |b| !b.calls_of("setWebhook").is_empty()).await;
+    let set = &bot.calls_of("setWebhook")[0];
+    assert_eq!(set["url"], "https://steward.example/telegram/webhook");
+    assert_eq!(set["secret_token"], HOOK_SECRET);
+    assert!(
+        set["allowed_updates"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("message_reaction"))
+    );
+    assert!(bot.polls().is_empty(), "webhook mode does not poll");
+
+    let update = tg::private_text(40, ANN, "hello by webhook");
+    assert_eq!(push(&srv, Some("wrong"), &update).await, 401);
+    assert_eq!(push(&srv, None, &update).await, 401);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(fake.requests().is_empty(), "nothing was queued");
+    assert_eq!(rows(&dir, "SELECT count(*) FROM edge_updates"), 0);
+
+    fake.push(Step::Reply(Reply::text("Hi from the webhook.")));
+    assert_eq!(push(&srv, Some(HOOK_SECRET), &update).await, 200);
+    // Telegram redelivers when unsure: the same update is taken, answered once.
+    assert_eq!(push(&srv, Some(HOOK_SECRET), &update).await, 200);
+    until(&bot, "the answer", |b| !sent_texts(b, ANN).is_empty()).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(fake.requests().len(), 1);
+    // A stranger's update is taken (200: Telegram must not resend it) and answered never.
+    assert_eq!(
+        push(
+            &srv,
+            Some(HOOK_SECRET),
+            &tg::private_text(41, MALLORY, "hi")
+        )
+        .await,
+        200
+    );
+    assert_eq!(
+        push(&srv, Some(HOOK_SECRET), &json!({"not": "an update"})).await,
+        400
+    );
+    srv.terminate();
+
+    let srv = serve_webhook(&dir, &fake, &bot);
+    assert_eq!(push(&srv, Some(HOOK_SECRET), &update).await, 200);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "not answered again after the restart"
+    );
+    assert_eq!(sent_texts(&bot, ANN).len(), 1);
+    assert!(sent_texts(&bot, MALLORY).is_empty());
+}
+
+/// The visible text of a Telegram HTML message, and whether its tags nest.
+fn visible(html: &str) -> (String, bool) {
+    let mut text = String::new();
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = html;
+    let mut nested = true;
+    while let Some(lt) = rest.find('<') {
+        text.push_str(&rest[..lt]);
+        let gt = rest[lt..].find('>').map(|g| lt + g).unwrap();
+        let tag = &rest[lt + 1..gt];
+        if let Some(name) = tag.strip_prefix('/') {
+            nested &= stack.pop().as_deref() == Some(name);
+        } else {
+            stack.push(tag.split(' ').next().unwrap().to_owned());
+        }
+        rest = &rest[gt + 1..];
+    }
+    text.push_str(rest);
+    let text = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    (text, nested && stack.is_empty())
+}
+
+#[tokio::test]
+async fn a_ten_thousand_character_answer_arrives_in_well_formed_parts() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    let dir = TempDir::new("tg-long");
+    let _srv = serve_bot(&dir, &fake, &bot, &ANN.to_string());
+    let mut answer = String::new();
+    for i in 0..60 {
+        answer.push_str(&format!("Paragraph {i} with **bold words** & <angle> text, then more words to fill it up nicely.\n\n"));
+    }
+    answer.push_str("```rust\n");
+    for i in 0..120 {
+        answer.push_str(&format!(
+            "let value_{i} = compute({i}) * 2; // a line of code\n"
+        ));
+    }
+    answer.push_str("```\n\nThe end.");
+    assert!(answer.chars().count() >= 10_000);
+    fake.push(Step::Reply(Reply::text(answer.clone())));
+    bot.push_update(tg::private_text(1, ANN, "write a lot"));
+    until(&bot, "the last part", |b| {
+        sent_texts(b, ANN)
+            .iter()
+            .any(|m| m["text"].as_str().unwrap_or("").contains("The end."))
+    })
+    .await;
+    let parts = sent_texts(&bot, ANN);
+    assert!(parts.len() >= 3, "{} parts", parts.len());
+    let mut seen = String::new();
+    for part in &parts {
+        assert_eq!(part["parse_mode"], "HTML");
+        let (text, nested) = visible(part["text"].as_str().unwrap());
+        assert!(nested, "broken tags: {}", part["text"]);
+        assert!(text.encode_utf16().count() <= 4096);
+        seen.push_str(&text);
+    }
+    assert!(seen.contains("Paragraph 59 with bold words & <angle> text"));
+    assert!(seen.contains("let value_119 = compute(119) * 2;"));
+    // Every part is recorded with the turn's trace, so a 👍 on any of them lands.
+    assert_eq!(
+        rows(
+            &dir,
+            "SELECT count(DISTINCT trace_id) FROM edge_messages WHERE genre = 'chat'"
+        ),
+        1
+    );
+    assert_eq!(
+        rows(
+            &dir,
+            "SELECT count(*) FROM edge_messages WHERE genre = 'chat'"
+        ),
+        parts.len() as i64
+    );
+}
