@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use steward_protocol::{ActionStatus, Principal};
 
-use super::{Shared, cards, chats, reply};
+use super::{Shared, card_view, chats, send};
 use crate::allowlist::ChatKind;
 
 /// How many pending cards `/approvals` shows, and how many facts `/memory`.
@@ -83,7 +83,7 @@ pub(crate) async fn run(
         Command::Model(Some(name)) => switch_model(shared, &principal, &name).await,
         Command::Memory => memory(shared, &principal).await,
     };
-    reply::notice(shared, chat, &text).await;
+    send::notice(shared, chat, &text).await;
 }
 
 async fn status(shared: &Shared) -> String {
@@ -109,15 +109,15 @@ async fn approvals(shared: &Shared, chat: i64) {
         .await
     {
         Ok(list) if list.is_empty() => {
-            reply::notice(shared, chat, "Nothing waits for your approval.").await
+            send::notice(shared, chat, "Nothing waits for your approval.").await
         }
         Ok(list) => {
             for action in list {
-                cards::post(shared, chat, &action.id, &action.trace_id).await;
+                card_view::post(shared, chat, &action.id, &action.trace_id).await;
             }
         }
         Err(_) => {
-            reply::notice(
+            send::notice(
                 shared,
                 chat,
                 "Approvals could not be read; see the server log.",

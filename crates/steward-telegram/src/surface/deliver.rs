@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use steward_core::{Deliver, DeliveryTarget};
 
-use super::{Shared, chats, reply};
+use super::{Shared, chats, send};
 use crate::calls::TextMode;
 use crate::format;
 
@@ -29,7 +29,7 @@ impl Deliver for TelegramDeliver {
             return Err("this conversation has no Telegram chat".to_owned());
         };
         for part in format::telegram_messages(text) {
-            if reply::send_final(&self.shared, chat, &part, TextMode::Html, None)
+            if send::send_final(&self.shared, chat, &part, TextMode::Html, None)
                 .await
                 .is_none()
             {

@@ -11,9 +11,8 @@ use frankenstein::updates::UpdateContent;
 use steward_protocol::{Inbound, Surface};
 use steward_store::EdgeKey;
 
-use super::{Shared, cards, chats, commands, reactions, reply};
+use super::{Shared, cards, chats, commands, reactions, reply, send};
 use crate::allowlist::{Admitted, ChatKind};
-use crate::calls::TextMode;
 
 /// Longest message text taken in, in bytes (Telegram's own limit is 4096 characters).
 const MAX_INBOUND_BYTES: usize = 16 * 1024;
@@ -50,7 +49,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, update: Admitted) {
             on_message(shared, chat, kind, principal, &message).await
         }
         UpdateContent::EditedMessage(_) => {
-            reply::notice(
+            send::notice(
                 shared,
                 chat,
                 "Edits are not answered again: send the changed text as a new message.",
@@ -96,7 +95,7 @@ async fn on_message(
         || message.document.is_some()
         || message.video.is_some()
     {
-        reply::notice(
+        send::notice(
             shared,
             chat,
             "Photos, voice notes and files are not taken in yet: send text for now.",
@@ -108,7 +107,7 @@ async fn on_message(
         return;
     }
     if text.len() > MAX_INBOUND_BYTES {
-        reply::notice(
+        send::notice(
             shared,
             chat,
             "That message is too long for me: send it in parts.",
@@ -123,7 +122,7 @@ async fn on_message(
     let conversation = match chats::conversation_for(shared, chat).await {
         Ok(c) => c,
         Err(()) => {
-            reply::notice(
+            send::notice(
                 shared,
                 chat,
                 "I could not open this chat's conversation; see the server log.",
@@ -137,20 +136,4 @@ async fn on_message(
     let stream = shared.deps.assistant.submit(inbound);
     let shared = shared.clone();
     tokio::spawn(async move { reply::stream_turn(&shared, chat, kind, stream).await });
-}
-
-/// Send `text` as is; failures are logged (for notices, where nothing else can be done).
-pub(crate) async fn plain(shared: &Shared, chat: i64, text: &str) -> Option<i64> {
-    match shared
-        .deps
-        .api
-        .send_text(chat, text, TextMode::Plain, None)
-        .await
-    {
-        Ok(id) => Some(id),
-        Err(e) => {
-            tracing::warn!(error = %e, "could not send a telegram notice");
-            None
-        }
-    }
 }

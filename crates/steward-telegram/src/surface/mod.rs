@@ -4,11 +4,13 @@
 //! Owns: `TelegramSurface` (its dependencies, the per-update entry point that long polling and
 //! the webhook share, and the card watcher), and the split of the work into `dispatch` (one
 //! update in), `chats` (chat ↔ conversation), `reply` (one turn's events out, streamed),
-//! `cards` (approval cards and their buttons), `reactions`, `commands` and `deliver` (messages
+//! `send` (sending what must arrive, and recording it), `card_view` (a card as a message),
+//! `cards` (button presses, keeping cards current), `reactions`, `commands`, `deliver` (messages
 //! Steward sends unasked). Platform ids stay here and in the `EdgeStore`: core only ever
 //! sees conversations and principals. Does not own: who is admitted (`allowlist`), the
 //! principal (`auth`), the Bot API calls (`calls`), the text formatting (`format`).
 
+mod card_view;
 mod cards;
 mod chats;
 mod commands;
@@ -16,6 +18,7 @@ mod deliver;
 mod dispatch;
 mod reactions;
 mod reply;
+mod send;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

@@ -10,24 +10,15 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use steward_core::{Change, ToolStatus, TurnEnd, TurnStream, TurnView};
-use steward_protocol::Surface;
-use steward_store::{EdgeKey, SentMessage};
 use tokio::time::Instant;
 
-use super::{Shared, cards};
+use super::{Shared, card_view, send};
 use crate::allowlist::ChatKind;
-use crate::backoff;
-use crate::calls::{Keyboard, TextMode};
-use crate::error::{FailureKind, TelegramError};
+use crate::calls::TextMode;
+use crate::error::FailureKind;
 use crate::format;
-
-/// Attempts at a message that must arrive (an answer, a card) before giving up on it.
-const SEND_ATTEMPTS: u32 = 4;
-/// A flood-control wait longer than this is not waited out for one message.
-const MAX_SEND_WAIT: Duration = Duration::from_secs(30);
 
 /// Stream `stream` into `chat` until the turn ends.
 pub(crate) async fn stream_turn(
@@ -74,7 +65,7 @@ pub(crate) async fn stream_turn(
                     Change::Card(i) => {
                         let trace = trace_of(&view);
                         if let Some(card) = view.cards.get(i) {
-                            cards::post(shared, chat, &card.action_id, &trace).await;
+                            card_view::post(shared, chat, &card.action_id, &trace).await;
                         }
                     }
                     Change::Ended => break,
@@ -207,12 +198,12 @@ async fn finish(shared: &Shared, chat: i64, view: &TurnView, painter: Painter) {
         let sent = match placeholder.take() {
             Some(id) => match edit_final(shared, chat, id, text, mode).await {
                 true => Some(id),
-                false => send_final(shared, chat, text, mode, None).await,
+                false => send::send_final(shared, chat, text, mode, None).await,
             },
-            None => send_final(shared, chat, text, mode, None).await,
+            None => send::send_final(shared, chat, text, mode, None).await,
         };
         if let Some(id) = sent {
-            record(shared, chat, id, &trace, "chat", None).await;
+            send::record(shared, chat, id, &trace, "chat", None).await;
         }
     }
 }
@@ -221,8 +212,14 @@ async fn edit_final(shared: &Shared, chat: i64, id: i64, text: &str, mode: TextM
     let api = &shared.deps.api;
     match api.edit_text(chat, id, text, mode, None).await {
         Ok(()) => true,
-        Err(e) if mode == TextMode::Html && is_parse_error(&e) => api
-            .edit_text(chat, id, &plain_from_html(text), TextMode::Plain, None)
+        Err(e) if mode == TextMode::Html && send::is_parse_error(&e) => api
+            .edit_text(
+                chat,
+                id,
+                &send::plain_from_html(text),
+                TextMode::Plain,
+                None,
+            )
             .await
             .is_ok(),
         Err(e) => {
@@ -230,101 +227,4 @@ async fn edit_final(shared: &Shared, chat: i64, id: i64, text: &str, mode: TextM
             false
         }
     }
-}
-
-fn is_parse_error(e: &TelegramError) -> bool {
-    matches!(e, TelegramError::Api { code: 400, description, .. } if description.contains("parse entities"))
-}
-
-/// Send a message that must arrive: flood control and outages are waited out (a few
-/// times), HTML Telegram cannot parse is sent as plain text. The message id, or `None` when
-/// it could not be sent (logged).
-pub(crate) async fn send_final(
-    shared: &Shared,
-    chat: i64,
-    text: &str,
-    mut mode: TextMode,
-    keyboard: Option<&Keyboard>,
-) -> Option<i64> {
-    let mut body = text.to_owned();
-    for attempt in 1..=SEND_ATTEMPTS {
-        match shared.deps.api.send_text(chat, &body, mode, keyboard).await {
-            Ok(id) => return Some(id),
-            Err(e) if mode == TextMode::Html && is_parse_error(&e) => {
-                body = plain_from_html(&body);
-                mode = TextMode::Plain;
-            }
-            Err(e) => {
-                let kind = e.kind();
-                let wait = backoff::delay(kind, attempt, fastrand::f64());
-                if kind == FailureKind::Refused || wait > MAX_SEND_WAIT || attempt == SEND_ATTEMPTS
-                {
-                    tracing::warn!(error = %e, attempt, "a telegram message could not be sent");
-                    return None;
-                }
-                shared.deps.pause.pause(wait).await;
-            }
-        }
-    }
-    None
-}
-
-/// Record a message the surface sent, so a reaction or a button press on it finds its turn.
-pub(crate) async fn record(
-    shared: &Shared,
-    chat: i64,
-    message: i64,
-    trace: &str,
-    genre: &str,
-    action_id: Option<&str>,
-) -> bool {
-    let (Ok(chat), Ok(message)) = (
-        EdgeKey::parse(&chat.to_string()),
-        EdgeKey::parse(&message.to_string()),
-    ) else {
-        return false;
-    };
-    if trace.is_empty() {
-        return false;
-    }
-    let sent = SentMessage {
-        surface: Surface::Telegram,
-        chat,
-        message,
-        trace_id: trace.to_owned(),
-        genre: genre.to_owned(),
-        action_id: action_id.map(str::to_owned),
-        at_ms: shared.deps.clock.now_ms(),
-    };
-    match shared.deps.edge.record_sent(&sent).await {
-        Ok(()) => true,
-        Err(e) => {
-            tracing::warn!(error = %e, "could not record a sent telegram message");
-            false
-        }
-    }
-}
-
-/// A short notice to `chat` (plain text; failures logged).
-pub(crate) async fn notice(shared: &Shared, chat: i64, text: &str) {
-    let _ = send_final(shared, chat, text, TextMode::Plain, None).await;
-}
-
-/// The visible text of our own rendered HTML (tags dropped, the four entities `format`
-/// writes turned back): what is sent when Telegram refuses to parse a message's HTML.
-fn plain_from_html(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            _ if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&amp;", "&")
 }

@@ -6,10 +6,15 @@
 
 use super::{crates_dir, ships, source_files, without_test_items};
 
-/// The authentication steps: the HTTP bearer check (which `/mcp` is behind too) and the
-/// terminal's local user (`chat`, `approvals`, `memory`, `mcp serve` over stdio). A new
-/// surface (Telegram's allow-list, web sessions) adds its own here, on purpose.
-const AUTHENTICATION_STEPS: &[&str] = &["steward-server/src/auth.rs", "steward/src/local_user.rs"];
+/// The authentication steps: the HTTP bearer check (which `/mcp` is behind too, and the web
+/// session and the Telegram Mini App's `initData` beside it), the terminal's local user
+/// (`chat`, `approvals`, `memory`, `mcp serve` over stdio) and the Telegram bot's allowlisted
+/// updates. A new surface adds its own here, on purpose.
+const AUTHENTICATION_STEPS: &[&str] = &[
+    "steward-server/src/auth.rs",
+    "steward/src/local_user.rs",
+    "steward-telegram/src/auth.rs",
+];
 
 /// The one constructor, however it is called (`Principal::authenticated(id)`, or passed
 /// along as `.map(Principal::authenticated)`).
