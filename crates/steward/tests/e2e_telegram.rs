@@ -650,3 +650,49 @@ async fn a_ten_thousand_character_answer_arrives_in_well_formed_parts() {
         parts.len() as i64
     );
 }
+
+#[tokio::test]
+async fn tool_progress_is_narrated_live_and_flood_control_delays_but_never_loses_the_answer() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    // The first send of the answer meets Telegram's flood control.
+    bot.script_method(
+        "sendMessage",
+        tg::Scripted::Error {
+            code: 429,
+            description: "Too Many Requests: retry after 1",
+            retry_after: Some(1),
+        },
+    );
+    let dir = TempDir::new("tg-progress");
+    let _srv = serve_bot(&dir, &fake, &bot, &ANN.to_string());
+    fake.push(Step::Reply(Reply::tool_call(
+        "db_query",
+        r#"{"sql":"SELECT 1 AS one"}"#,
+    )));
+    fake.push(Step::Reply(
+        Reply::text("The database answers one.")
+            .with_chunk_chars(5)
+            .with_chunk_delay_ms(50),
+    ));
+    bot.push_update(tg::private_text(1, ANN, "ask the database"));
+    until(&bot, "the answer", |b| b.calls_of("sendMessage").len() >= 2).await;
+    let drafts: Vec<String> = bot
+        .calls_of("sendMessageDraft")
+        .iter()
+        .map(|d| d["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        drafts.iter().any(|d| d.contains("db_query")),
+        "the tool was shown while it ran: {drafts:?}"
+    );
+    let sends = bot.calls_of("sendMessage");
+    assert_eq!(sends.len(), 2, "refused once, then sent once: {sends:?}");
+    assert_eq!(sends[0]["text"], sends[1]["text"]);
+    assert!(
+        sends[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("The database answers one.")
+    );
+}
