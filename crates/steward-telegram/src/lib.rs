@@ -16,6 +16,7 @@ mod backoff;
 mod calls;
 mod client;
 mod error;
+mod files;
 mod format;
 mod init_data;
 mod poller;
@@ -34,13 +35,14 @@ pub use backoff::{
 pub use calls::{Keyboard, TextMode, WebhookInfo};
 pub use client::{BotApi, DEFAULT_API_BASE};
 pub use error::{FailureKind, TelegramError};
+pub use files::{FilePath, RemoteFile};
 pub use frankenstein;
 pub use init_data::{
     INIT_DATA_MAX_AGE_SECS, INIT_DATA_MAX_FUTURE_SECS, InitDataRefusal, MAX_INIT_DATA_BYTES,
     VerifiedInitData, verify_init_data,
 };
 pub use poller::{ALLOWED_UPDATES, LONG_POLL_SECS, Pause, PollEnd, Poller, TokioPause};
-pub use surface::{FeedbackDesk, Pacing, SurfaceDeps, TelegramDeliver, TelegramSurface};
+pub use surface::{FeedbackDesk, Pacing, Speech, SurfaceDeps, TelegramDeliver, TelegramSurface};
 pub use token::{BadToken, BotToken};
 pub use webhook::{
     BadWebhookSecret, MAX_WEBHOOK_BODY, WebhookOutcome, WebhookReceiver, WebhookSecret,

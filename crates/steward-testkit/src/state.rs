@@ -9,9 +9,12 @@ use std::sync::{Mutex, MutexGuard};
 use tokio::sync::watch;
 
 use crate::script::{RecordedRequest, Reply, Step};
+use crate::speech::SpeechState;
 
 pub(crate) struct Shared {
     inner: Mutex<Inner>,
+    /// The speech routes' script and log, apart from model requests.
+    speech: Mutex<SpeechState>,
     /// Number of recorded requests; a watch channel so waiters need no polling.
     count: watch::Sender<usize>,
 }
@@ -36,7 +39,13 @@ impl Shared {
                 next_id: 1,
             }),
             count: watch::Sender::new(0),
+            speech: Mutex::new(SpeechState::default()),
         }
+    }
+
+    /// Run `f` on the speech routes' state.
+    pub(crate) fn with_speech<T>(&self, f: impl FnOnce(&mut SpeechState) -> T) -> T {
+        f(&mut self.speech.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     // A panicking test thread must not turn every later request into a second panic.

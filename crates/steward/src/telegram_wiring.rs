@@ -1,6 +1,7 @@
 //! The Telegram surface in `steward serve`: built when `telegram.bot_token` is set, polling
 //! the Bot API (long polling; the webhook mode is not built yet), with its card watcher and
-//! its deliverer registered with core.
+//! its deliverer registered with core; with the speech endpoints (`speech.*`) voice notes are
+//! transcribed and answers to them spoken.
 //!
 //! Owns: putting the surface together from the app's parts and its lifetime in `serve`. Does
 //! not own: any of the surface's behaviour (steward-telegram).
@@ -8,8 +9,9 @@
 use std::sync::Arc;
 
 use anyhow::Context;
+use steward_llm::{SpeechEndpoint, SpeechToText, TextToSpeech};
 use steward_telegram::{
-    Allowlist, BotApi, BotToken, LONG_POLL_SECS, Pacing, Poller, SurfaceDeps, TelegramAuth,
+    Allowlist, BotApi, BotToken, LONG_POLL_SECS, Pacing, Poller, Speech, SurfaceDeps, TelegramAuth,
     TelegramSurface, TokioPause,
 };
 use tokio_util::sync::CancellationToken;
@@ -64,6 +66,8 @@ pub fn start(
         pause: Arc::new(TokioPause),
         pacing: Pacing::default(),
         model_switch: settings.telegram.model_switch,
+        part_limits: app.part_limits,
+        speech: speech(settings)?,
     });
     app.steward.register_delivery(
         steward_protocol::Surface::Telegram,
@@ -83,4 +87,35 @@ pub fn start(
     });
     eprintln!("Telegram: polling the Bot API for updates.");
     Ok(Some(Running { poller, cards }))
+}
+
+/// The speech clients `speech.*` configures (either may be absent).
+fn speech(settings: &Settings) -> anyhow::Result<Speech> {
+    let s = &settings.speech;
+    let to_text = match &s.stt_base_url {
+        Some(base) => Some(Arc::new(
+            SpeechToText::new(&SpeechEndpoint {
+                base_url: base.clone(),
+                model: s.stt_model.clone(),
+                api_key: s.stt_api_key.clone(),
+            })
+            .context("speech.stt_base_url")?,
+        )),
+        None => None,
+    };
+    let to_voice = match &s.tts_base_url {
+        Some(base) => Some(Arc::new(
+            TextToSpeech::new(
+                &SpeechEndpoint {
+                    base_url: base.clone(),
+                    model: s.tts_model.clone(),
+                    api_key: s.tts_api_key.clone(),
+                },
+                &s.tts_voice,
+            )
+            .context("speech.tts_base_url")?,
+        )),
+        None => None,
+    };
+    Ok(Speech { to_text, to_voice })
 }

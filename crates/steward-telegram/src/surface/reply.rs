@@ -29,13 +29,14 @@ const SEND_ATTEMPTS: u32 = 4;
 /// A flood-control wait longer than this is not waited out for one message.
 const MAX_SEND_WAIT: Duration = Duration::from_secs(30);
 
-/// Stream `stream` into `chat` until the turn ends.
+/// Stream `stream` into `chat` until the turn ends; the final answer's text (markdown), when
+/// the turn ended with one.
 pub(crate) async fn stream_turn(
     shared: &Arc<Shared>,
     chat: i64,
     kind: ChatKind,
     mut stream: TurnStream,
-) {
+) -> Option<String> {
     let pacing = &shared.deps.pacing;
     let period = match kind {
         ChatKind::Group => pacing.group_every,
@@ -95,6 +96,10 @@ pub(crate) async fn stream_turn(
         }
     }
     finish(shared, chat, &view, painter).await;
+    match &view.end {
+        Some(TurnEnd::Final { text, .. }) if !text.trim().is_empty() => Some(text.clone()),
+        _ => None,
+    }
 }
 
 fn trace_of(view: &TurnView) -> String {
