@@ -23,6 +23,8 @@ mod state;
 pub mod telegram;
 mod wire;
 
-pub use script::{RecordedRequest, Reply, ScriptedCall, Step, WireFormat};
+pub use script::{
+    DEFAULT_SPEECH_AUDIO, DEFAULT_TRANSCRIPT, RecordedRequest, Reply, ScriptedCall, SpeechRequest,
+    Step, WireFormat,
+};
 pub use server::FakeModel;
-pub use speech::{DEFAULT_SPEECH_AUDIO, DEFAULT_TRANSCRIPT, SpeechRequest};

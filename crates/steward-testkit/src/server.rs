@@ -21,8 +21,7 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-use crate::script::{RecordedRequest, Reply, Step, WireFormat};
-use crate::speech::SpeechRequest;
+use crate::script::{RecordedRequest, Reply, SpeechRequest, Step, WireFormat};
 use crate::state::Shared;
 use crate::wire::{self, Ctx};
 use crate::{anthropic, control, gemini, openai, speech};

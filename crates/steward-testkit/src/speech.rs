@@ -5,7 +5,8 @@
 //! bytes). Both are recorded apart from model requests (`FakeModel::speech_requests`), so a
 //! test that asserts "no model call" is not confused by a transcription.
 //!
-//! Owns: these routes and their state. Does not own: the form parsing (`multipart`).
+//! Owns: these routes. Does not own: the form parsing (`multipart`), the recorded shape and
+//! the script (`script`), the state (`state`).
 
 use std::sync::Arc;
 
@@ -15,54 +16,14 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::multipart::{self, FormPart};
+use crate::multipart;
 use crate::openai;
+use crate::script::SpeechRequest;
 use crate::state::Shared;
 use crate::wire;
 
 /// Largest upload the fake reads (a long voice note is a few megabytes).
 const MAX_UPLOAD: usize = 32 * 1024 * 1024;
-/// What the fake transcriber hears until a test says otherwise.
-pub const DEFAULT_TRANSCRIPT: &str = "hello from the fake transcriber";
-/// The bytes the fake speaker answers with until a test says otherwise (an Ogg page's magic).
-pub const DEFAULT_SPEECH_AUDIO: &[u8] = b"OggS\x00fake-opus-audio";
-
-/// One recorded speech request.
-#[derive(Debug, Clone)]
-pub struct SpeechRequest {
-    /// `/v1/audio/transcriptions` or `/v1/audio/speech`.
-    pub path: String,
-    /// The `Authorization` header, if any.
-    pub authorization: Option<String>,
-    /// A transcription's form parts (empty for speech).
-    pub form: Vec<FormPart>,
-    /// A speech request's JSON body (`Null` for a transcription).
-    pub json: Value,
-}
-
-impl SpeechRequest {
-    /// The form part named `name`.
-    pub fn part(&self, name: &str) -> Option<&FormPart> {
-        self.form.iter().find(|p| p.name == name)
-    }
-}
-
-pub(crate) struct SpeechState {
-    pub(crate) transcript: String,
-    pub(crate) audio: Vec<u8>,
-    pub(crate) requests: Vec<SpeechRequest>,
-}
-
-impl Default for SpeechState {
-    fn default() -> Self {
-        SpeechState {
-            transcript: DEFAULT_TRANSCRIPT.to_owned(),
-            audio: DEFAULT_SPEECH_AUDIO.to_vec(),
-            requests: Vec::new(),
-        }
-    }
-}
-
 fn fail(status: StatusCode, message: &str) -> Response {
     wire::json(status, &openai::error_body(status, message))
 }

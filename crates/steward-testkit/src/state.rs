@@ -8,8 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use tokio::sync::watch;
 
-use crate::script::{RecordedRequest, Reply, Step};
-use crate::speech::SpeechState;
+use crate::script::{RecordedRequest, Reply, SpeechState, Step};
 
 pub(crate) struct Shared {
     inner: Mutex<Inner>,

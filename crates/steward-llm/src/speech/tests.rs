@@ -9,8 +9,11 @@ use std::sync::{Arc, Mutex};
 
 const KEY: &str = "sk-test-secret-key-0123456789";
 
+/// A request as the server saw it: headers and body.
+type Received = (HeaderMap, Vec<u8>);
+
 #[derive(Default, Clone)]
-struct Seen(Arc<Mutex<Vec<(HeaderMap, Vec<u8>)>>>);
+struct Seen(Arc<Mutex<Vec<Received>>>);
 
 async fn serve(router: axum::Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
