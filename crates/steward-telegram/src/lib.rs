@@ -7,8 +7,12 @@
 //! freshness and the user id; the caller applies the allowlist), the surface's authentication
 //! step (`auth`), the Bot API calls it makes (`calls`), and the surface at work (`surface`:
 //! updates claimed once, chats bound to conversations, turns streamed, cards with buttons,
-//! reactions as feedback, commands, proactive delivery). Does not own yet: media, webhooks,
-//! the Mini App's pages and its HTTP routes.
+//! reactions as feedback, commands, proactive delivery, and media in: photos as image parts,
+//! voice notes transcribed — and answered in voice too when text-to-speech is configured —,
+//! text and markdown files as notes), files (`files`: `getFile`, the capped download,
+//! `sendVoice` uploads). Does not own: the speech endpoints (steward-llm's `SpeechToText`
+//! and `TextToSpeech`, handed in through `SurfaceDeps::speech`); not yet: the Mini App's pages
+//! and its HTTP routes.
 
 mod allowlist;
 mod auth;
