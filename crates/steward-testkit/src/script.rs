@@ -329,6 +329,8 @@ impl SpeechRequest {
 
 pub(crate) struct SpeechState {
     pub(crate) transcript: String,
+    /// When set, every transcription is refused with this status and message (OpenAI's shape).
+    pub(crate) transcript_error: Option<(u16, String)>,
     pub(crate) audio: Vec<u8>,
     pub(crate) requests: Vec<SpeechRequest>,
 }
@@ -337,6 +339,7 @@ impl Default for SpeechState {
     fn default() -> Self {
         SpeechState {
             transcript: DEFAULT_TRANSCRIPT.to_owned(),
+            transcript_error: None,
             audio: DEFAULT_SPEECH_AUDIO.to_vec(),
             requests: Vec::new(),
         }

@@ -129,6 +129,13 @@ impl FakeModel {
         self.shared.with_speech(|s| s.transcript = text.to_owned());
     }
 
+    /// Refuse every transcription from now on with `status` and `message` (OpenAI's error
+    /// shape); `None` answers again.
+    pub fn set_transcript_error(&self, refusal: Option<(u16, &str)>) {
+        self.shared
+            .with_speech(|s| s.transcript_error = refusal.map(|(c, m)| (c, m.to_owned())));
+    }
+
     /// The audio the fake speaker answers with from now on.
     pub fn set_speech_audio(&self, audio: &[u8]) {
         self.shared.with_speech(|s| s.audio = audio.to_vec());

@@ -59,15 +59,19 @@ pub(crate) async fn transcribe(State(shared): State<Arc<Shared>>, request: Reque
         .iter()
         .any(|p| p.name == "file" && p.filename.is_some())
         && form.iter().any(|p| p.name == "model");
-    let transcript = shared.with_speech(|s| {
+    let (transcript, refusal) = shared.with_speech(|s| {
         s.requests.push(SpeechRequest {
             path,
             authorization,
             form,
             json: Value::Null,
         });
-        s.transcript.clone()
+        (s.transcript.clone(), s.transcript_error.clone())
     });
+    if let Some((status, message)) = refusal {
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        return fail(status, &message);
+    }
     if !complete {
         return fail(StatusCode::BAD_REQUEST, "file and model are required");
     }

@@ -61,13 +61,14 @@ impl Shared {
     }
 
     /// Back to a fresh server's state: no steps, the initial default, an empty log (the
-    /// counter waiters watch goes back to 0). Recording stays as it was.
+    /// counter waiters watch goes back to 0), the speech routes' defaults and an empty log. Recording stays as it was.
     pub(crate) fn reset(&self) {
         let mut inner = self.lock();
         inner.queue.clear();
         inner.default = Reply::text("ok");
         inner.requests.clear();
         self.count.send_replace(0);
+        self.with_speech(|s| *s = SpeechState::default());
     }
 
     pub(crate) fn set_recording(&self, on: bool) {

@@ -4,7 +4,8 @@
 //! photos to the fake model as image parts. Shown here: a voice note → "🎤 what was heard",
 //! a turn whose text is the transcript (the upload carried the audio and the model name), the
 //! answer, and with text-to-speech a `sendVoice` upload; without speech-to-text the reply
-//! naming `speech.stt_base_url` and no model call; a photo → an `image_url` data URL in the
+//! naming `speech.stt_base_url` and no model call; a failing transcriber reported without
+//! its key; a photo → an `image_url` data URL in the
 //! model request; a photo over the part limit refused before any download; a markdown file →
 //! a note; hostile files: a `../` path (never downloaded), a size that lies (cut off and
 //! refused), a "text" file that is not UTF-8.
@@ -165,6 +166,38 @@ async fn without_speech_to_text_a_voice_note_gets_the_how_to_and_no_turn() {
     assert!(fake.requests().is_empty(), "no model call");
     assert!(fake.speech_requests().is_empty());
     assert!(bot.downloads().is_empty(), "nothing fetched for nothing");
+}
+
+#[tokio::test]
+async fn a_failing_transcriber_is_reported_without_its_key_and_starts_no_turn() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    let dir = TempDir::new("tg-voice-fail");
+    let base = fake.openai_base_url();
+    let srv = serve_bot(
+        &dir,
+        &fake,
+        &bot,
+        &[
+            ("STEWARD_SPEECH_STT_BASE_URL", &base),
+            ("STEWARD_SPEECH_STT_API_KEY", SPEECH_KEY),
+        ],
+    );
+    // The endpoint echoes the key back, as some do.
+    fake.set_transcript_error(Some((
+        401,
+        &format!("Incorrect API key provided: {SPEECH_KEY}"),
+    )));
+    bot.add_file("voice-1", VOICE);
+    bot.push_update(tg::private_voice(1, ANN, "voice-1", VOICE.len() as u64));
+    let reply = one_reply(&bot, "the failure reply").await;
+    assert!(reply.contains("could not transcribe"), "{reply}");
+    assert!(reply.contains("401"), "{reply}");
+    assert!(!reply.contains(SPEECH_KEY), "{reply}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(fake.speech_requests().len(), 1);
+    assert!(fake.requests().is_empty(), "no turn");
+    assert!(!srv.stderr_text().contains(SPEECH_KEY), "the log neither");
 }
 
 #[tokio::test]
