@@ -147,6 +147,37 @@ impl Http {
             .body(bytes))
     }
 
+    /// A `multipart/form-data` POST (the speech-to-text upload); reqwest writes the body and
+    /// its random boundary.
+    pub fn post_form(
+        &self,
+        url: &str,
+        form: reqwest::multipart::Form,
+    ) -> Result<reqwest::RequestBuilder, LlmError> {
+        Ok(self
+            .client()?
+            .post(url)
+            .headers(self.auth.clone())
+            .multipart(form))
+    }
+
+    /// Read a whole body of at most `limit` bytes (audio from a text-to-speech endpoint);
+    /// a longer one is refused as soon as it passes the limit, not after it was read.
+    pub async fn bytes(
+        &self,
+        mut resp: reqwest::Response,
+        limit: usize,
+    ) -> Result<Vec<u8>, LlmError> {
+        let mut body = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| self.body_error(e, false))? {
+            if body.len().saturating_add(chunk.len()) > limit {
+                return Err(self.decode(&format!("the response is larger than {limit} bytes")));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
     /// Run `fut` under the whole-request timeout, aborting at once on cancellation.
     pub async fn guarded<T>(
         &self,

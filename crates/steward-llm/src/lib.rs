@@ -2,7 +2,8 @@
 //! OpenRouter, LM Studio, Groq), Anthropic Messages and Gemini generateContent, each
 //! streamed or not, behind one `ModelProvider` trait; and `Models`, which picks the
 //! provider for a `ModelRef` and adds retry with backoff, Retry-After and one fallback; and
-//! the price table (`prices.rs`) that turns a call's usage into its cost.
+//! the price table (`prices.rs`) that turns a call's usage into its cost; and the speech
+//! endpoints of OpenAI's audio API (`speech.rs`: transcription and text-to-speech).
 //!
 //! Owns: wire formats, HTTP to model APIs, error classification, retry/fallback.
 //! Does not own: the agent loop, tool execution, conversation storage or the shared types
@@ -24,6 +25,7 @@ mod openai;
 mod parts;
 mod prices;
 mod retry;
+mod speech;
 mod sse;
 mod types;
 
@@ -32,6 +34,9 @@ pub use models::Models;
 pub use prices::{MAX_USD_PER_MILLION, Price, PriceError, PriceSource, PriceTable, UsdPerMillion};
 
 pub use retry::RetryPolicy;
+pub use speech::{
+    MAX_SPEECH_AUDIO_BYTES, MAX_SPEECH_INPUT_CHARS, SpeechEndpoint, SpeechToText, TextToSpeech,
+};
 pub use types::{
     ChatRequest, ChatResponse, FinishReason, ModelProvider, ModelRef, PartBytes, ProviderConfig,
     ProviderKind, TextSink,

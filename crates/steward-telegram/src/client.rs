@@ -1,7 +1,8 @@
 //! Bot API access: frankenstein's method trait over the workspace's reqwest client.
 //!
-//! Owns: `BotApi` (the configurable base URL, the token in the path, one JSON POST per call,
-//! turning answers into frankenstein types or a `TelegramError` with the token scrubbed).
+//! Owns: `BotApi` (the configurable base URL, the token in the path, one JSON POST per call —
+//! or one `multipart/form-data` POST for a file upload — turning answers into frankenstein
+//! types or a `TelegramError` with the token scrubbed).
 //! Does not own: retrying (`poller`, `backoff`), deciding who may talk to the bot
 //! (`allowlist`). frankenstein's own `client-reqwest` is not used: it would switch on
 //! reqwest's `rustls` feature, and with it a second crypto provider (aws-lc-rs), for the
@@ -28,9 +29,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A Bot API client for one bot. `Debug` shows the base URL, never the token.
 #[derive(Clone)]
 pub struct BotApi {
-    http: reqwest::Client,
-    base: String,
-    token: BotToken,
+    pub(crate) http: reqwest::Client,
+    pub(crate) base: String,
+    pub(crate) token: BotToken,
 }
 
 impl fmt::Debug for BotApi {
@@ -64,7 +65,7 @@ impl BotApi {
         &self.token
     }
 
-    fn transport(&self, e: reqwest::Error) -> TelegramError {
+    pub(crate) fn transport(&self, e: reqwest::Error) -> TelegramError {
         // `without_url` drops the URL reqwest keeps; the scrub catches it in a source's text.
         let e = e.without_url();
         let mut text = e.to_string();
@@ -87,6 +88,49 @@ impl BotApi {
                 e.line(),
                 e.column()
             ),
+        }
+    }
+
+    /// A method call as `multipart/form-data` (a file upload: `sendVoice`, `sendPhoto`);
+    /// reqwest writes the body with a random boundary.
+    pub(crate) async fn request_multipart<Output: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        form: reqwest::multipart::Form,
+    ) -> Result<Output, TelegramError> {
+        let url = format!("{}/bot{}/{method}", self.base, self.token.expose());
+        let response = self
+            .http
+            .post(url)
+            .multipart(form)
+            .send()
+            .await
+            .map_err(|e| self.transport(e))?;
+        self.answer(method, response).await
+    }
+
+    /// The Bot API's answer to `method`: its result decoded, or its error object.
+    async fn answer<Output: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        response: reqwest::Response,
+    ) -> Result<Output, TelegramError> {
+        let status = response.status();
+        let bytes = response.bytes().await.map_err(|e| self.transport(e))?;
+        if status.is_success() {
+            return serde_json::from_slice(&bytes).map_err(|e| self.decode_failure(method, &e));
+        }
+        match serde_json::from_slice::<ErrorResponse>(&bytes) {
+            Ok(err) => Err(TelegramError::Api {
+                method: method.to_owned(),
+                code: u16::try_from(err.error_code).unwrap_or(status.as_u16()),
+                description: self.token.scrub(&err.description),
+                retry_after: err.parameters.and_then(|p| p.retry_after).map(u64::from),
+            }),
+            Err(_) => Err(TelegramError::Status {
+                method: method.to_owned(),
+                status: status.as_u16(),
+            }),
         }
     }
 }
@@ -119,23 +163,7 @@ impl AsyncTelegramApi for BotApi {
             .send()
             .await
             .map_err(|e| self.transport(e))?;
-        let status = response.status();
-        let bytes = response.bytes().await.map_err(|e| self.transport(e))?;
-        if status.is_success() {
-            return serde_json::from_slice(&bytes).map_err(|e| self.decode_failure(method, &e));
-        }
-        match serde_json::from_slice::<ErrorResponse>(&bytes) {
-            Ok(err) => Err(TelegramError::Api {
-                method: method.to_owned(),
-                code: u16::try_from(err.error_code).unwrap_or(status.as_u16()),
-                description: self.token.scrub(&err.description),
-                retry_after: err.parameters.and_then(|p| p.retry_after).map(u64::from),
-            }),
-            Err(_) => Err(TelegramError::Status {
-                method: method.to_owned(),
-                status: status.as_u16(),
-            }),
-        }
+        self.answer(method, response).await
     }
 
     async fn request_with_form_data<Params, Output>(

@@ -35,9 +35,18 @@ pub enum TelegramError {
     /// The HTTP client could not be built (no TLS provider installed, say).
     #[error("the Bot API client could not be built: {0}")]
     Client(String),
-    /// Sending files needs multipart bodies, which this client does not send yet.
-    #[error("sending files to Telegram is not supported yet ({method})")]
+    /// frankenstein's upload from a file path: files go up from memory instead
+    /// (`request_multipart`), never from a path on this machine.
+    #[error("uploading a file from a path is not supported ({method}); files are sent from memory")]
     UploadUnsupported { method: String },
+    /// `getFile` named a path that is not a plain relative one (`..`, a leading `/`, odd
+    /// characters): nothing is downloaded from it.
+    #[error("the Bot API named a file path that is not a plain relative path")]
+    BadFilePath,
+    /// A file past the size allowed: refused from its declared size before the download, or
+    /// cut off as soon as the bytes read pass it.
+    #[error("the file is larger than the {limit} bytes allowed")]
+    FileTooLarge { limit: u64 },
 }
 
 /// How a failed call should be retried, as far as the error tells.

@@ -7,11 +7,15 @@
 //! freshness and the user id; the caller applies the allowlist), formatting answers
 //! (`format`: Markdown → Telegram HTML, split into messages within 4096 UTF-16 units,
 //! plain-text streaming drafts), the surface's authentication step (`auth`), the Bot API calls
-//! it makes (`calls`), webhook deliveries (`webhook`: the secret, then the same path as a
-//! polled update), and the surface at work (`surface`: updates claimed once, chats bound to
-//! conversations, turns streamed, cards with buttons, reactions as feedback, commands,
-//! proactive delivery). Does not own: the HTTP routes of the webhook and the Mini App
-//! (steward-server's, through its ports), the Mini App's pages (the web app's).
+//! it makes (`calls`), files (`files`: `getFile`, the capped download, `sendVoice` uploads),
+//! webhook deliveries (`webhook`: the secret, then the same path as a polled update), and the
+//! surface at work (`surface`: updates claimed once, chats bound to conversations, turns
+//! streamed, cards with buttons, reactions as feedback, commands, proactive delivery, and
+//! media in: photos as image parts, voice notes transcribed — and answered in voice too when
+//! text-to-speech is configured —, text and markdown files as notes). Does not own: the HTTP
+//! routes of the webhook and the Mini App (steward-server's, through its ports), the Mini
+//! App's pages (the web app's), the speech endpoints (steward-llm's `SpeechToText` and
+//! `TextToSpeech`, handed in through `SurfaceDeps::speech`).
 
 mod allowlist;
 mod auth;
@@ -19,6 +23,7 @@ mod backoff;
 mod calls;
 mod client;
 mod error;
+mod files;
 mod format;
 mod init_data;
 mod poller;
@@ -40,13 +45,14 @@ pub use error::{FailureKind, TelegramError};
 pub use format::{
     MESSAGE_LIMIT, draft_text, escape_html, render_html, split_html, telegram_messages,
 };
+pub use files::{FilePath, RemoteFile};
 pub use frankenstein;
 pub use init_data::{
     INIT_DATA_MAX_AGE_SECS, INIT_DATA_MAX_FUTURE_SECS, InitDataRefusal, MAX_INIT_DATA_BYTES,
     VerifiedInitData, verify_init_data,
 };
 pub use poller::{ALLOWED_UPDATES, LONG_POLL_SECS, Pause, PollEnd, Poller, TokioPause};
-pub use surface::{FeedbackDesk, Pacing, SurfaceDeps, TelegramDeliver, TelegramSurface};
+pub use surface::{FeedbackDesk, Pacing, Speech, SurfaceDeps, TelegramDeliver, TelegramSurface};
 pub use token::{BadToken, BotToken};
 pub use webhook::{
     BadWebhookSecret, MAX_WEBHOOK_BODY, WebhookOutcome, WebhookReceiver, WebhookSecret,

@@ -4,7 +4,8 @@
 //! - `POST /_fake/steps` `{"steps": [Step, ...]}` queues steps (the JSON form in `script`);
 //!   200 `{"queued": N}`.
 //! - `PUT /_fake/default` `Reply` sets the reply used when the queue is empty; 204.
-//! - `POST /_fake/reset` empties the queue and the log and restores the default; 204.
+//! - `POST /_fake/reset` empties the queue and the logs (the speech routes' too) and restores
+//!   the defaults; 204.
 //! - `GET /_fake/requests` `{"requests": [...]}`: each recorded model request (format, path,
 //!   query with credentials masked, streaming, model, body); headers are left out, since they
 //!   carry the client's API key.

@@ -1,5 +1,6 @@
 //! The script a test hands the fake model (`Step`, `Reply`, `ScriptedCall`) and the
-//! record it gets back (`RecordedRequest`, `WireFormat`).
+//! record it gets back (`RecordedRequest`, `WireFormat`); for the speech routes, the
+//! transcript and audio they answer with (`SpeechState`) and their record (`SpeechRequest`).
 //!
 //! Owns: these plain data types, their builders and their JSON form (what the control
 //! routes take: `Step` is externally tagged, `{"reply": {...}}`, `{"delay": {"ms", "then"}}`,
@@ -8,7 +9,10 @@
 //! control routes (see `control`).
 
 use serde::Deserialize;
+use serde_json::Value;
 use std::fmt;
+
+use crate::multipart::FormPart;
 
 /// Which of the three wire formats a request arrived in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -295,5 +299,49 @@ mod tests {
             (r.text.as_str(), r.input_tokens, r.output_tokens),
             ("hi", 3, 4)
         );
+    }
+}
+
+/// What the fake transcriber hears until a test says otherwise.
+pub const DEFAULT_TRANSCRIPT: &str = "hello from the fake transcriber";
+/// The bytes the fake speaker answers with until a test says otherwise (an Ogg page's magic).
+pub const DEFAULT_SPEECH_AUDIO: &[u8] = b"OggS\x00fake-opus-audio";
+
+/// One recorded speech request.
+#[derive(Debug, Clone)]
+pub struct SpeechRequest {
+    /// `/v1/audio/transcriptions` or `/v1/audio/speech`.
+    pub path: String,
+    /// The `Authorization` header, if any.
+    pub authorization: Option<String>,
+    /// A transcription's form parts (empty for speech).
+    pub form: Vec<FormPart>,
+    /// A speech request's JSON body (`Null` for a transcription).
+    pub json: Value,
+}
+
+impl SpeechRequest {
+    /// The form part named `name`.
+    pub fn part(&self, name: &str) -> Option<&FormPart> {
+        self.form.iter().find(|p| p.name == name)
+    }
+}
+
+pub(crate) struct SpeechState {
+    pub(crate) transcript: String,
+    /// When set, every transcription is refused with this status and message (OpenAI's shape).
+    pub(crate) transcript_error: Option<(u16, String)>,
+    pub(crate) audio: Vec<u8>,
+    pub(crate) requests: Vec<SpeechRequest>,
+}
+
+impl Default for SpeechState {
+    fn default() -> Self {
+        SpeechState {
+            transcript: DEFAULT_TRANSCRIPT.to_owned(),
+            transcript_error: None,
+            audio: DEFAULT_SPEECH_AUDIO.to_vec(),
+            requests: Vec::new(),
+        }
     }
 }

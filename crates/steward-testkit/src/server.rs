@@ -1,6 +1,7 @@
 //! The `FakeModel` handle and its HTTP server: binding, routing, recording each
 //! model request and carrying out the scripted step (delay, hang, error, cut
-//! stream or reply) before handing rendering to the format modules.
+//! stream or reply) before handing rendering to the format modules; the speech routes'
+//! script and log (`speech`).
 //!
 //! Owns: lifecycle, routes and step execution. Does not own: the JSON shapes of
 //! any format (see `openai`, `anthropic`, `gemini`) or the queue (see `state`).
@@ -20,10 +21,10 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-use crate::script::{RecordedRequest, Reply, Step, WireFormat};
+use crate::script::{RecordedRequest, Reply, SpeechRequest, Step, WireFormat};
 use crate::state::Shared;
 use crate::wire::{self, Ctx};
-use crate::{anthropic, control, gemini, openai};
+use crate::{anthropic, control, gemini, openai, speech};
 
 /// Model ids the list endpoints advertise; requests may name any model.
 const MODELS: [&str; 2] = ["fake-model", "fake-model-large"];
@@ -123,6 +124,28 @@ impl FakeModel {
         self.shared.requests()
     }
 
+    /// What the fake transcriber hears in every upload from now on.
+    pub fn set_transcript(&self, text: &str) {
+        self.shared.with_speech(|s| s.transcript = text.to_owned());
+    }
+
+    /// Refuse every transcription from now on with `status` and `message` (OpenAI's error
+    /// shape); `None` answers again.
+    pub fn set_transcript_error(&self, refusal: Option<(u16, &str)>) {
+        self.shared
+            .with_speech(|s| s.transcript_error = refusal.map(|(c, m)| (c, m.to_owned())));
+    }
+
+    /// The audio the fake speaker answers with from now on.
+    pub fn set_speech_audio(&self, audio: &[u8]) {
+        self.shared.with_speech(|s| s.audio = audio.to_vec());
+    }
+
+    /// Every request to the speech routes so far (not model requests), in arrival order.
+    pub fn speech_requests(&self) -> Vec<SpeechRequest> {
+        self.shared.with_speech(|s| s.requests.clone())
+    }
+
     pub fn request_count(&self) -> usize {
         self.shared.request_count()
     }
@@ -143,6 +166,8 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/chat/completions", post(openai_chat))
         .route("/v1/messages", post(anthropic_messages))
         .route("/v1/models", get(list_models))
+        .route("/v1/audio/transcriptions", post(speech::transcribe))
+        .route("/v1/audio/speech", post(speech::speak))
         .route("/v1beta/models", get(gemini_models))
         .route("/v1beta/models/{tail}", post(gemini_call).get(gemini_model))
         .fallback(not_found)

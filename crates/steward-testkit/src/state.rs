@@ -8,10 +8,12 @@ use std::sync::{Mutex, MutexGuard};
 
 use tokio::sync::watch;
 
-use crate::script::{RecordedRequest, Reply, Step};
+use crate::script::{RecordedRequest, Reply, SpeechState, Step};
 
 pub(crate) struct Shared {
     inner: Mutex<Inner>,
+    /// The speech routes' script and log, apart from model requests.
+    speech: Mutex<SpeechState>,
     /// Number of recorded requests; a watch channel so waiters need no polling.
     count: watch::Sender<usize>,
 }
@@ -36,7 +38,13 @@ impl Shared {
                 next_id: 1,
             }),
             count: watch::Sender::new(0),
+            speech: Mutex::new(SpeechState::default()),
         }
+    }
+
+    /// Run `f` on the speech routes' state.
+    pub(crate) fn with_speech<T>(&self, f: impl FnOnce(&mut SpeechState) -> T) -> T {
+        f(&mut self.speech.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     // A panicking test thread must not turn every later request into a second panic.
@@ -53,13 +61,14 @@ impl Shared {
     }
 
     /// Back to a fresh server's state: no steps, the initial default, an empty log (the
-    /// counter waiters watch goes back to 0). Recording stays as it was.
+    /// counter waiters watch goes back to 0), the speech routes' defaults and an empty log. Recording stays as it was.
     pub(crate) fn reset(&self) {
         let mut inner = self.lock();
         inner.queue.clear();
         inner.default = Reply::text("ok");
         inner.requests.clear();
         self.count.send_replace(0);
+        self.with_speech(|s| *s = SpeechState::default());
     }
 
     pub(crate) fn set_recording(&self, on: bool) {

@@ -3,7 +3,10 @@
 //! `{"ok":true,"result":…}` or `{"ok":false,"error_code":…,"description":…,"parameters":…}`,
 //! complete objects. `getUpdates` serves pushed updates from `offset` on (forgetting those
 //! below it, as Telegram does), after any scripted failures; every call is recorded.
-//! Also the update objects tests push (`private_text`, `group_text`, `reaction`, …).
+//! Also the update objects tests push (`private_text`, `group_text`, `reaction`, …). Files
+//! (`files`): `getFile` for files a test registered, the download route
+//! `GET /file/bot<token>/<path>`, and uploads (`sendVoice`, `sendPhoto`) as multipart forms,
+//! recorded with each part's name and size; the media updates tests push (`private_photo`, …).
 //!
 //! Owns: the fake only. Does not own: any client (steward-telegram's is tested against it;
 //! this file knows the wire format, not frankenstein's types).
@@ -14,10 +17,13 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use serde_json::{Value, json};
+
+mod files;
+pub use files::{private_document, private_photo, private_voice};
 
 pub const TOKEN: &str = "4242:AAFakeTokenForTheTestsOnly_abcdefghij";
 pub const BOT_ID: u64 = 4242;
@@ -51,6 +57,7 @@ struct Inner {
     updates: Vec<Value>,
     calls: Vec<Call>,
     next_message_id: i64,
+    files: files::Files,
 }
 
 #[derive(Clone)]
@@ -71,6 +78,7 @@ impl FakeBotApi {
         let inner = Arc::new(Mutex::new(Inner::default()));
         let app = Router::new()
             .route("/{bot}/{method}", post(handle))
+            .route("/file/{bot}/{*path}", get(files::download))
             .with_state(inner.clone());
         tokio::spawn(async move { axum::serve(listener, app).await });
         Ok(Self { base, inner })
@@ -149,12 +157,22 @@ fn error(code: u16, description: &str, retry_after: Option<u64>) -> Response {
 async fn handle(
     State(inner): State<Arc<Mutex<Inner>>>,
     Path((bot, method)): Path<(String, String)>,
+    headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
     if bot.strip_prefix("bot") != Some(TOKEN) {
         return error(401, "Unauthorized", None);
     }
-    let body: Value = if body.is_empty() {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let body: Value = if content_type.starts_with("multipart/form-data") {
+        match files::form_json(content_type, &body) {
+            Some(v) => v,
+            None => return error(400, "Bad Request: invalid multipart form", None),
+        }
+    } else if body.is_empty() {
         json!({})
     } else {
         match serde_json::from_slice(&body) {
@@ -217,6 +235,7 @@ async fn handle(
         | "deletewebhook"
         | "setmessagereaction"
         | "setmycommands" => ok(json!(true)),
+        "getfile" => files::get_file(&inner, &body),
         "getwebhookinfo" => ok(json!({"url": "", "has_custom_certificate": false,
             "pending_update_count": 0})),
         _ => error(404, "Not Found: method not found", None),
@@ -229,7 +248,11 @@ fn ok(result: Value) -> Response {
 
 /// A message the bot sent or edited, as the Bot API returns it.
 fn bot_message(id: i64, body: &Value) -> Value {
-    let chat_id = body["chat_id"].as_i64().unwrap_or(0);
+    // A form sends every field as text.
+    let chat_id = body["chat_id"]
+        .as_i64()
+        .or_else(|| body["chat_id"].as_str().and_then(|s| s.parse().ok()))
+        .unwrap_or(0);
     let chat_type = if chat_id < 0 { "supergroup" } else { "private" };
     json!({"message_id": id, "date": 1_700_000_000,
         "from": {"id": BOT_ID, "is_bot": true, "first_name": "Steward", "username": "steward_test_bot"},

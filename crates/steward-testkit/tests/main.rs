@@ -12,6 +12,7 @@ mod common;
 mod anthropic;
 mod control;
 mod gemini;
+mod multipart;
 mod openai;
 mod steps;
 mod telegram;

@@ -2,7 +2,8 @@
 //! polling, or webhook mode when `telegram.webhook_url` is set (the webhook is registered with
 //! its secret at start; deliveries come through steward-server's `/telegram/webhook`) — with
 //! its card watcher, its deliverer registered with core, and the Mini App's credential check
-//! for steward-server (`initData` verified with the bot's token, then the same allowlist).
+//! for steward-server (`initData` verified with the bot's token, then the same allowlist); with the speech
+//! endpoints (`speech.*`) voice notes are transcribed and answers to them spoken.
 //!
 //! Owns: putting the surface together from the app's parts, the two ports steward-server
 //! asks for (`MiniAppCheck`, `WebhookSink`), and the surface's lifetime in `serve`. Does not
@@ -11,12 +12,13 @@
 use std::sync::Arc;
 
 use anyhow::Context;
+use steward_llm::{SpeechEndpoint, SpeechToText, TextToSpeech};
 use steward_protocol::Clock;
 use steward_server::{MiniAppCheck, WebhookSink};
 use steward_telegram::{
-    AllowedUsers, Allowlist, BotApi, BotToken, LONG_POLL_SECS, Pacing, Poller, SurfaceDeps,
-    TelegramAuth, TelegramSurface, TokioPause, WebhookOutcome, WebhookReceiver, WebhookSecret,
-    verify_init_data,
+    AllowedUsers, Allowlist, BotApi, BotToken, LONG_POLL_SECS, Pacing, Poller, Speech,
+    SurfaceDeps, TelegramAuth, TelegramSurface, TokioPause, WebhookOutcome, WebhookReceiver,
+    WebhookSecret, verify_init_data,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -132,6 +134,8 @@ pub fn start(
         pause: Arc::new(TokioPause),
         pacing: Pacing::default(),
         model_switch: settings.telegram.model_switch,
+        part_limits: app.part_limits,
+        speech: speech(settings)?,
     });
     app.steward.register_delivery(
         steward_protocol::Surface::Telegram,
@@ -175,4 +179,35 @@ pub fn start(
         mini_app,
         webhook: None,
     }))
+}
+
+/// The speech clients `speech.*` configures (either may be absent).
+fn speech(settings: &Settings) -> anyhow::Result<Speech> {
+    let s = &settings.speech;
+    let to_text = match &s.stt_base_url {
+        Some(base) => Some(Arc::new(
+            SpeechToText::new(&SpeechEndpoint {
+                base_url: base.clone(),
+                model: s.stt_model.clone(),
+                api_key: s.stt_api_key.clone(),
+            })
+            .context("speech.stt_base_url")?,
+        )),
+        None => None,
+    };
+    let to_voice = match &s.tts_base_url {
+        Some(base) => Some(Arc::new(
+            TextToSpeech::new(
+                &SpeechEndpoint {
+                    base_url: base.clone(),
+                    model: s.tts_model.clone(),
+                    api_key: s.tts_api_key.clone(),
+                },
+                &s.tts_voice,
+            )
+            .context("speech.tts_base_url")?,
+        )),
+        None => None,
+    };
+    Ok(Speech { to_text, to_voice })
 }

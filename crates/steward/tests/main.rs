@@ -35,6 +35,7 @@ mod e2e_parts;
 mod e2e_settings;
 mod e2e_surfaces;
 mod e2e_telegram;
+mod e2e_telegram_media;
 mod e2e_terminal;
 mod e2e_url_secrets;
 mod e2e_web_sign_in;

@@ -121,7 +121,9 @@ async fn decide(
             if let Some(stream) = follow_up {
                 // The follow-up turn answers in the chat; the press is answered now.
                 let shared = shared.clone();
-                tokio::spawn(async move { reply::stream_turn(&shared, chat, kind, stream).await });
+                tokio::spawn(async move {
+                    reply::stream_turn(&shared, chat, kind, stream).await;
+                });
             }
             match press {
                 Press::Confirm => "Confirmed.".to_owned(),

@@ -1,21 +1,18 @@
 //! One admitted update in: claimed once (an update id seen before — a redelivered webhook, a
 //! poll after a restart — does nothing), then routed by kind.
 //!
-//! Owns: the claim and the routing. Does not own: what each kind does (`commands`, `reply`,
-//! `cards`, `reactions`).
+//! Owns: the claim and the routing. Does not own: what each kind does (`commands`, `turn`,
+//! `media` for photos, voice notes and files, `cards`, `reactions`).
 
 use std::sync::Arc;
 
 use frankenstein::types::{MaybeInaccessibleMessage, Message};
 use frankenstein::updates::UpdateContent;
-use steward_protocol::{Inbound, Surface};
+use steward_protocol::Surface;
 use steward_store::EdgeKey;
 
-use super::{Shared, cards, chats, commands, reactions, reply, send};
+use super::{MAX_INBOUND_BYTES, Shared, cards, commands, media, reactions, send, turn};
 use crate::allowlist::{Admitted, ChatKind};
-
-/// Longest message text taken in, in bytes (Telegram's own limit is 4096 characters).
-const MAX_INBOUND_BYTES: usize = 16 * 1024;
 
 pub(crate) async fn handle(shared: &Arc<Shared>, update: Admitted) {
     let deps = &shared.deps;
@@ -89,18 +86,8 @@ async fn on_message(
         .as_deref()
         .or(message.caption.as_deref())
         .unwrap_or("");
-    if message.photo.is_some()
-        || message.voice.is_some()
-        || message.audio.is_some()
-        || message.document.is_some()
-        || message.video.is_some()
-    {
-        send::notice(
-            shared,
-            chat,
-            "Photos, voice notes and files are not taken in yet: send text for now.",
-        )
-        .await;
+    if let Some(media) = media::Media::of(message) {
+        media::on_media(shared, chat, kind, principal, message, media).await;
         return;
     }
     if text.trim().is_empty() {
@@ -119,21 +106,14 @@ async fn on_message(
         commands::run(shared, chat, kind, principal, command).await;
         return;
     }
-    let conversation = match chats::conversation_for(shared, chat).await {
-        Ok(c) => c,
-        Err(()) => {
-            send::notice(
-                shared,
-                chat,
-                "I could not open this chat's conversation; see the server log.",
-            )
-            .await;
-            return;
-        }
-    };
-    let inbound = Inbound::new(conversation, principal, Surface::Telegram, text);
-    // Queued now, in this update's order; streamed in a task of its own.
-    let stream = shared.deps.assistant.submit(inbound);
-    let shared = shared.clone();
-    tokio::spawn(async move { reply::stream_turn(&shared, chat, kind, stream).await });
+    turn::start(
+        shared,
+        chat,
+        kind,
+        principal,
+        text.to_owned(),
+        Vec::new(),
+        turn::AnswerAs::Text,
+    )
+    .await;
 }

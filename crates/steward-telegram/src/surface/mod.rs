@@ -6,7 +6,8 @@
 //! update in), `chats` (chat ↔ conversation), `reply` (one turn's events out, streamed),
 //! `send` (sending what must arrive, and recording it), `card_view` (a card as a message),
 //! `cards` (button presses, keeping cards current), `reactions`, `commands`, `deliver` (messages
-//! Steward sends unasked). Platform ids stay here and in the `EdgeStore`: core only ever
+//! Steward sends unasked), `media` (photos, voice notes, files in) and `turn` (a turn started
+//! from a chat, with the optional voice reply). Platform ids stay here and in the `EdgeStore`: core only ever
 //! sees conversations and principals. Does not own: who is admitted (`allowlist`), the
 //! principal (`auth`), the Bot API calls (`calls`), the text formatting (`format`).
 
@@ -16,16 +17,19 @@ mod chats;
 mod commands;
 mod deliver;
 mod dispatch;
+mod media;
 mod reactions;
 mod reply;
 mod send;
+mod turn;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use steward_core::{ApprovalDesk, Assistant, EventFeed, MemoryDesk, SettingsDesk};
-use steward_protocol::Clock;
+use steward_llm::{SpeechToText, TextToSpeech};
+use steward_protocol::{Clock, PartLimits};
 use steward_store::EdgeStore;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -37,6 +41,20 @@ use crate::poller::{Pause, PollEnd, Poller};
 
 pub use deliver::TelegramDeliver;
 pub use reactions::FeedbackDesk;
+
+/// Longest message text (or caption, or transcript) taken in, in bytes (Telegram's own limit
+/// is 4096 characters).
+pub(crate) const MAX_INBOUND_BYTES: usize = 16 * 1024;
+
+/// The speech endpoints the surface may use; either may be missing.
+#[derive(Debug, Clone, Default)]
+pub struct Speech {
+    /// Voice notes are transcribed through it; without it they get a reply saying how to
+    /// enable them (`speech.stt_base_url`).
+    pub to_text: Option<Arc<SpeechToText>>,
+    /// When set, the answer to a voice note is also sent spoken (`sendVoice`).
+    pub to_voice: Option<Arc<TextToSpeech>>,
+}
 
 /// How fast the surface may paint a streaming answer (Telegram allows about one message a
 /// second per chat, twenty a minute in a group).
@@ -79,6 +97,9 @@ pub struct SurfaceDeps {
     pub pacing: Pacing,
     /// `/model NAME` may switch the model (`telegram.model_switch`).
     pub model_switch: bool,
+    /// The size limits a photo is checked against before its download (the app's).
+    pub part_limits: PartLimits,
+    pub speech: Speech,
 }
 
 pub(crate) struct Shared {

@@ -20,13 +20,14 @@ use crate::calls::TextMode;
 use crate::error::FailureKind;
 use crate::format;
 
-/// Stream `stream` into `chat` until the turn ends.
+/// Stream `stream` into `chat` until the turn ends; the final answer's text (markdown), when
+/// the turn ended with one.
 pub(crate) async fn stream_turn(
     shared: &Arc<Shared>,
     chat: i64,
     kind: ChatKind,
     mut stream: TurnStream,
-) {
+) -> Option<String> {
     let pacing = &shared.deps.pacing;
     let period = match kind {
         ChatKind::Group => pacing.group_every,
@@ -86,6 +87,10 @@ pub(crate) async fn stream_turn(
         }
     }
     finish(shared, chat, &view, painter).await;
+    match &view.end {
+        Some(TurnEnd::Final { text, .. }) if !text.trim().is_empty() => Some(text.clone()),
+        _ => None,
+    }
 }
 
 fn trace_of(view: &TurnView) -> String {

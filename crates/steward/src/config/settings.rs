@@ -34,6 +34,8 @@ pub struct Settings {
     pub web: WebSettings,
     /// The Telegram surface (`telegram.*`). `Debug` masks the bot token.
     pub telegram: TelegramSettings,
+    /// The speech endpoints (`speech.*`). `Debug` masks the keys.
+    pub speech: SpeechSettings,
     pub memory: MemorySettings,
     pub tools: ToolSettings,
     pub code: CodeSettings,
@@ -141,6 +143,35 @@ impl fmt::Debug for TelegramSettings {
             .field("webhook_url", &self.webhook_url.as_deref().map(mask_url))
             .field("webhook_secret", &Masked(&self.webhook_secret))
             .field("api_base_url", &mask_url(&self.api_base_url))
+            .finish()
+    }
+}
+
+/// The speech endpoints' settings (`speech.*`): OpenAI-compatible speech-to-text for voice
+/// notes, and text-to-speech for spoken answers. `Debug` masks the keys.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SpeechSettings {
+    pub stt_base_url: Option<String>,
+    pub stt_model: String,
+    /// Secret: masked in `Debug`.
+    pub stt_api_key: Option<String>,
+    pub tts_base_url: Option<String>,
+    pub tts_model: String,
+    pub tts_voice: String,
+    /// Secret: masked in `Debug`.
+    pub tts_api_key: Option<String>,
+}
+
+impl fmt::Debug for SpeechSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SpeechSettings")
+            .field("stt_base_url", &self.stt_base_url.as_deref().map(mask_url))
+            .field("stt_model", &self.stt_model)
+            .field("stt_api_key", &Masked(&self.stt_api_key))
+            .field("tts_base_url", &self.tts_base_url.as_deref().map(mask_url))
+            .field("tts_model", &self.tts_model)
+            .field("tts_voice", &self.tts_voice)
+            .field("tts_api_key", &Masked(&self.tts_api_key))
             .finish()
     }
 }
@@ -355,6 +386,15 @@ impl Settings {
                 webhook_secret: None,
                 api_base_url: String::new(),
             },
+            speech: SpeechSettings {
+                stt_base_url: None,
+                stt_model: String::new(),
+                stt_api_key: None,
+                tts_base_url: None,
+                tts_model: String::new(),
+                tts_voice: String::new(),
+                tts_api_key: None,
+            },
             memory: MemorySettings {
                 embedder: String::new(),
                 model_dir: None,
@@ -453,6 +493,7 @@ impl fmt::Debug for Settings {
             .field("sql", &self.sql)
             .field("web", &self.web)
             .field("telegram", &self.telegram)
+            .field("speech", &self.speech)
             .field("memory", &self.memory)
             .field("code", &self.code)
             .field("parts", &self.parts)
