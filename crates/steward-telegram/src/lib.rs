@@ -42,10 +42,10 @@ pub use backoff::{
 pub use calls::{Keyboard, TextMode, WebhookInfo};
 pub use client::{BotApi, DEFAULT_API_BASE};
 pub use error::{FailureKind, TelegramError};
+pub use files::{FilePath, RemoteFile};
 pub use format::{
     MESSAGE_LIMIT, draft_text, escape_html, render_html, split_html, telegram_messages,
 };
-pub use files::{FilePath, RemoteFile};
 pub use frankenstein;
 pub use init_data::{
     INIT_DATA_MAX_AGE_SECS, INIT_DATA_MAX_FUTURE_SECS, InitDataRefusal, MAX_INIT_DATA_BYTES,

@@ -16,9 +16,9 @@ use steward_llm::{SpeechEndpoint, SpeechToText, TextToSpeech};
 use steward_protocol::Clock;
 use steward_server::{MiniAppCheck, WebhookSink};
 use steward_telegram::{
-    AllowedUsers, Allowlist, BotApi, BotToken, LONG_POLL_SECS, Pacing, Poller, Speech,
-    SurfaceDeps, TelegramAuth, TelegramSurface, TokioPause, WebhookOutcome, WebhookReceiver,
-    WebhookSecret, verify_init_data,
+    AllowedUsers, Allowlist, BotApi, BotToken, LONG_POLL_SECS, Pacing, Poller, Speech, SurfaceDeps,
+    TelegramAuth, TelegramSurface, TokioPause, WebhookOutcome, WebhookReceiver, WebhookSecret,
+    verify_init_data,
 };
 use tokio_util::sync::CancellationToken;
 

@@ -73,8 +73,10 @@ async fn a_message_streams_then_answers_in_html_and_a_thumbs_up_scores_its_turn(
             .with_chunk_chars(4)
             .with_chunk_delay_ms(60),
     ));
+    let asked = std::time::Instant::now();
     bot.push_update(tg::private_text(1, ANN, "hello there"));
     until(&bot, "the answer", |b| !sent_texts(b, ANN).is_empty()).await;
+    let took = asked.elapsed();
 
     // The polling call names every update kind the bot handles.
     let poll = &bot.polls()[0];
@@ -102,6 +104,14 @@ async fn a_message_streams_then_answers_in_html_and_a_thumbs_up_scores_its_turn(
         drafts
             .iter()
             .all(|d| d["chat_id"] == ANN && d["draft_id"].as_i64().unwrap() != 0)
+    );
+    // Throttled: at most one draft a second (Pacing's default), so fewer drafts than the
+    // nine pieces the answer streamed in — and never more than the time allowed.
+    assert!(drafts.len() < 9, "{} drafts", drafts.len());
+    assert!(
+        drafts.len() as f64 <= took.as_secs_f64().ceil() + 1.0,
+        "{} drafts in {took:?}",
+        drafts.len()
     );
     let answer = &sent_texts(&bot, ANN)[0];
     assert_eq!(answer["parse_mode"], "HTML");
@@ -694,5 +704,177 @@ async fn tool_progress_is_narrated_live_and_flood_control_delays_but_never_loses
             .as_str()
             .unwrap()
             .contains("The database answers one.")
+    );
+}
+
+#[tokio::test]
+async fn commands_are_answered_by_the_bot_without_the_model() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    let dir = TempDir::new("tg-commands");
+    let srv = serve_bot(&dir, &fake, &bot, &ANN.to_string());
+    // A fact to show, set as the owner's own word through the API.
+    let put = client()
+        .put(srv.url("/api/v1/facts/home_city"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"value": "Lisbon"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(put.status().is_success(), "{}", put.status());
+    let commands = [
+        "/start",
+        "/help",
+        "/status",
+        "/approvals",
+        "/model",
+        "/model openai:gpt-other",
+        "/memory",
+        "/frobnicate",
+    ];
+    for (i, c) in commands.iter().enumerate() {
+        bot.push_update(tg::private_text(i as u32 + 1, ANN, c));
+    }
+    until(&bot, "every answer", |b| {
+        sent_texts(b, ANN).len() >= commands.len()
+    })
+    .await;
+    let texts: Vec<String> = sent_texts(&bot, ANN)
+        .iter()
+        .map(|m| m["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        texts[0].contains("/new") && texts[0].contains("👍"),
+        "{}",
+        texts[0]
+    );
+    assert!(texts[1].contains("/approvals"), "{}", texts[1]);
+    assert!(
+        texts[2].contains("Model: openai:gpt-fake") && texts[2].contains("nothing waits"),
+        "{}",
+        texts[2]
+    );
+    assert_eq!(texts[3], "Nothing waits for your approval.");
+    assert_eq!(texts[4], "Answering with openai:gpt-fake.");
+    assert!(
+        texts[5].contains("telegram.model_switch"),
+        "off by default: {}",
+        texts[5]
+    );
+    assert!(texts[6].contains("home_city: Lisbon"), "{}", texts[6]);
+    assert!(
+        texts[7].starts_with("I don't know /frobnicate."),
+        "{}",
+        texts[7]
+    );
+    assert!(fake.requests().is_empty(), "no command reached the model");
+
+    // No command bound a conversation; /new binds a fresh one each time.
+    assert_eq!(rows(&dir, "SELECT count(*) FROM edge_chats"), 0);
+    let mut seen = Vec::new();
+    for (n, update) in [(1, 20), (2, 21)] {
+        bot.push_update(tg::private_text(update, ANN, "/new"));
+        until(&bot, "the /new answer", |b| {
+            sent_texts(b, ANN).len() >= commands.len() + n
+        })
+        .await;
+        let bound = text_of(&dir, "SELECT conversation_id FROM edge_chats");
+        assert!(
+            bound.starts_with("tg-") && !bound.contains(&ANN.to_string()),
+            "no Telegram id in core: {bound}"
+        );
+        assert!(!seen.contains(&bound));
+        seen.push(bound);
+    }
+    assert_eq!(
+        rows(&dir, "SELECT count(*) FROM edge_chats"),
+        1,
+        "one binding per chat"
+    );
+}
+
+#[tokio::test]
+async fn a_card_follows_its_action_cancelled_elsewhere_or_expired_and_edit_asks_in_words() {
+    let fake = FakeModel::start().await.unwrap();
+    let bot = FakeBotApi::start().await.unwrap();
+    let dir = TempDir::new("tg-card-life");
+    let config = dir.path().join("steward.toml");
+    std::fs::write(&config, "[approvals]\nsweep_secs = 1\n").unwrap();
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_API_TOKEN", TOKEN)
+        .env("STEWARD_SQL_ALLOW_DDL", "true")
+        .env("STEWARD_CONFIG", &config)
+        .env("STEWARD_APPROVAL_TTL_SECS", "10")
+        .env("TELEGRAM_BOT_TOKEN", tg::TOKEN)
+        .env("STEWARD_TELEGRAM_API_BASE_URL", &bot.base)
+        .env("STEWARD_TELEGRAM_ALLOWED_USERS", ANN.to_string());
+    let srv = start_server(cmd);
+
+    // Cancelled from the API: the Telegram card says so and loses its buttons.
+    let (first, _) = park(&dir, &bot, &fake, 1, "CREATE TABLE one (x TEXT)").await;
+    let id = text_of(
+        &dir,
+        &format!("SELECT action_id FROM edge_messages WHERE message = '{first}'"),
+    );
+    let r = client()
+        .post(srv.url(&format!("/api/v1/approvals/{id}/cancel")))
+        .bearer_auth(TOKEN)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    until(&bot, "the cancelled card", |b| {
+        b.calls_of("editMessageText")
+            .iter()
+            .any(|e| e["message_id"] == first && e["text"].as_str().unwrap().contains("Cancelled"))
+    })
+    .await;
+    let edit = bot
+        .calls_of("editMessageText")
+        .into_iter()
+        .rfind(|e| e["message_id"] == first)
+        .unwrap();
+    assert_eq!(edit["reply_markup"]["inline_keyboard"], json!([]));
+
+    // Edit: the bot asks for the change in words; the action stays pending, awaiting it.
+    let (second, confirm) = park(&dir, &bot, &fake, 2, "CREATE TABLE two (x TEXT)").await;
+    let edit_data = confirm.replacen("c:", "e:", 1);
+    bot.push_update(tg::callback_on(3, ANN, ANN as i64, second, &edit_data));
+    until(&bot, "the question", |b| {
+        sent_texts(b, ANN).iter().any(|m| {
+            m["text"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("What should change?")
+        })
+    })
+    .await;
+    let second_id = text_of(
+        &dir,
+        &format!("SELECT action_id FROM edge_messages WHERE message = '{second}'"),
+    );
+    assert_eq!(
+        text_of(
+            &dir,
+            &format!("SELECT status FROM pending_actions WHERE id = '{second_id}'")
+        ),
+        "pending"
+    );
+
+    // Left alone past its TTL: the sweep expires it and the card says nothing ran.
+    until(&bot, "the expired card", |b| {
+        b.calls_of("editMessageText")
+            .iter()
+            .any(|e| e["message_id"] == second && e["text"].as_str().unwrap().contains("Expired"))
+    })
+    .await;
+    assert_eq!(
+        rows(
+            &dir,
+            "SELECT count(*) FROM sqlite_master WHERE name = 'two'"
+        ),
+        0
     );
 }
