@@ -13,36 +13,19 @@ use serde_json::{Value, json};
 use std::time::Duration;
 use steward_testkit::telegram::{self as tg, FakeBotApi};
 use steward_testkit::{FakeModel, Reply, Step};
+use support::telegram::{bot_command, until};
 use support::*;
 
 const ANN: u64 = 1001;
 const MALLORY: u64 = 6666;
 
 fn serve_bot(dir: &TempDir, fake: &FakeModel, bot: &FakeBotApi, allowed: &str) -> Server {
-    let mut cmd = base_command(dir.path());
-    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
-    cmd.env("STEWARD_API_TOKEN", TOKEN)
-        .env("STEWARD_SQL_ALLOW_DDL", "true")
-        .env("TELEGRAM_BOT_TOKEN", tg::TOKEN)
-        .env("STEWARD_TELEGRAM_API_BASE_URL", &bot.base);
+    let mut cmd = bot_command(dir, fake, bot);
+    cmd.env("STEWARD_SQL_ALLOW_DDL", "true");
     if !allowed.is_empty() {
         cmd.env("STEWARD_TELEGRAM_ALLOWED_USERS", allowed);
     }
     start_server(cmd)
-}
-
-/// Wait until `done` holds for the fake's recorded calls (polling; at most 20 s).
-async fn until(bot: &FakeBotApi, what: &str, done: impl Fn(&FakeBotApi) -> bool) {
-    for _ in 0..400 {
-        if done(bot) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!(
-        "timed out waiting for {what}; calls: {:?}",
-        bot.calls().iter().map(|c| &c.method).collect::<Vec<_>>()
-    );
 }
 
 fn sent_texts(bot: &FakeBotApi, chat: u64) -> Vec<Value> {
@@ -498,12 +481,8 @@ async fn a_card_confirmed_by_twenty_presses_runs_once_and_forged_presses_run_not
 const HOOK_SECRET: &str = "hook-secret_0123456789";
 
 fn serve_webhook(dir: &TempDir, fake: &FakeModel, bot: &FakeBotApi) -> Server {
-    let mut cmd = base_command(dir.path());
-    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
-    cmd.env("STEWARD_API_TOKEN", TOKEN)
-        .env("TELEGRAM_BOT_TOKEN", tg::TOKEN)
-        .env("STEWARD_TELEGRAM_API_BASE_URL", &bot.base)
-        .env("STEWARD_TELEGRAM_ALLOWED_USERS", ANN.to_string())
+    let mut cmd = bot_command(dir, fake, bot);
+    cmd.env("STEWARD_TELEGRAM_ALLOWED_USERS", ANN.to_string())
         .env(
             "STEWARD_TELEGRAM_WEBHOOK_URL",
             "https://steward.example/telegram/webhook",
@@ -800,14 +779,10 @@ async fn a_card_follows_its_action_cancelled_elsewhere_or_expired_and_edit_asks_
     let dir = TempDir::new("tg-card-life");
     let config = dir.path().join("steward.toml");
     std::fs::write(&config, "[approvals]\nsweep_secs = 1\n").unwrap();
-    let mut cmd = base_command(dir.path());
-    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
-    cmd.env("STEWARD_API_TOKEN", TOKEN)
-        .env("STEWARD_SQL_ALLOW_DDL", "true")
+    let mut cmd = bot_command(&dir, &fake, &bot);
+    cmd.env("STEWARD_SQL_ALLOW_DDL", "true")
         .env("STEWARD_CONFIG", &config)
         .env("STEWARD_APPROVAL_TTL_SECS", "10")
-        .env("TELEGRAM_BOT_TOKEN", tg::TOKEN)
-        .env("STEWARD_TELEGRAM_API_BASE_URL", &bot.base)
         .env("STEWARD_TELEGRAM_ALLOWED_USERS", ANN.to_string());
     let srv = start_server(cmd);
 

@@ -17,6 +17,7 @@ use serde_json::Value;
 use std::time::Duration;
 use steward_testkit::telegram::{self as tg, FakeBotApi};
 use steward_testkit::{FakeModel, Reply, Step};
+use support::telegram::{bot_command, until};
 use support::*;
 
 const ANN: u64 = 1001;
@@ -26,33 +27,12 @@ const VOICE: &[u8] = b"OggS\x00\x02voice-note-audio-bytes";
 const SPEECH_KEY: &str = "sk-speech-secret-0123456789";
 
 fn serve_bot(dir: &TempDir, fake: &FakeModel, bot: &FakeBotApi, env: &[(&str, &str)]) -> Server {
-    let mut cmd = base_command(dir.path());
-    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
-    cmd.env("STEWARD_API_TOKEN", TOKEN)
-        .env("TELEGRAM_BOT_TOKEN", tg::TOKEN)
-        .env("STEWARD_TELEGRAM_API_BASE_URL", &bot.base)
-        .env("STEWARD_TELEGRAM_ALLOWED_USERS", ANN.to_string());
+    let mut cmd = bot_command(dir, fake, bot);
+    cmd.env("STEWARD_TELEGRAM_ALLOWED_USERS", ANN.to_string());
     for (k, v) in env {
         cmd.env(k, v);
     }
     start_server(cmd)
-}
-
-/// Wait until `done` holds (polling; at most 20 s).
-async fn until(bot: &FakeBotApi, what: &str, done: impl Fn(&FakeBotApi) -> bool) {
-    for _ in 0..400 {
-        if done(bot) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!(
-        "timed out waiting for {what}; calls: {:?}",
-        bot.calls()
-            .iter()
-            .map(|c| (&c.method, c.body.get("text").cloned()))
-            .collect::<Vec<_>>()
-    );
 }
 
 fn texts(bot: &FakeBotApi) -> Vec<String> {

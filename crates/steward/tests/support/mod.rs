@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub mod pty;
+pub mod telegram;
 
 pub const TOKEN: &str = "test-token-0123456789abcdef";
 /// The provider key every test server gets (`with_fake_model`); no output may show it.
