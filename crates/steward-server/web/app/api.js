@@ -19,6 +19,11 @@ export function setAuthorization(value) {
   authorization = value || null;
 }
 
+/** The `Authorization` header value set by `setAuthorization`, or null (cookie sign-in). */
+export function authorizationHeader() {
+  return authorization;
+}
+
 /** The CSRF token of the current session (from sign-in or `GET /api/v1/session`). */
 export function setCsrfToken(token) {
   csrfToken = token || null;

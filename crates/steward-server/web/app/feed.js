@@ -2,7 +2,12 @@
 // turn of this Steward process (whichever surface started it: terminal, API, this page in
 // another tab), every change to an approval, messages Steward sent unasked. Pages subscribe
 // with `onFeed(type, fn)`; `resync` fires after the feed was lost and is back (or lagged), so
-// a view refetches what it shows instead of trusting the events it missed.
+// a view refetches what it shows instead of trusting the events it missed. A page signed by
+// an `Authorization` header (the Telegram Mini App) reads the same stream through `fetch`,
+// since an EventSource can only send cookies.
+
+import { authorizationHeader } from './api.js';
+import { readEvents } from './sse.js';
 
 const listeners = new Map(); // type → Set<fn>
 let source = null;
@@ -52,8 +57,61 @@ export function stopFeed() {
   source = null;
 }
 
+function dispatch(type, text) {
+  if (type === 'lagged') {
+    emit('resync', {});
+    return;
+  }
+  if (!['turn', 'approval', 'delivered'].includes(type)) return;
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return;
+  }
+  emit(type, data);
+}
+
+/** The feed over `fetch` with the page's Authorization header; reconnects with backoff. */
+async function openSigned(authorization) {
+  const controller = new AbortController();
+  source = { close: () => controller.abort(), readyState: 0 };
+  const mine = source;
+  try {
+    const response = await fetch('/api/v1/events', {
+      headers: { Accept: 'text/event-stream', Authorization: authorization },
+      credentials: 'omit',
+      cache: 'no-store',
+      signal: controller.signal,
+    });
+    if (!response.ok || !response.body) throw new Error(`feed refused: ${response.status}`);
+    mine.readyState = EventSource.OPEN;
+    retryMs = 1000;
+    emit('state', { connected: true });
+    if (lost) {
+      lost = false;
+      emit('resync', {});
+    }
+    for await (const { event, data } of readEvents(response.body)) dispatch(event || 'message', data);
+  } catch {
+    // Ended, refused or aborted: the same retry as below.
+  }
+  if (source !== mine || stopped) return;
+  lost = true;
+  source = null;
+  emit('state', { connected: false });
+  clearTimeout(retryTimer);
+  retryTimer = setTimeout(() => open(), retryMs);
+  retryMs = Math.min(retryMs * 2, 30000);
+}
+
 function open() {
   if (stopped) return;
+  const authorization = authorizationHeader();
+  if (authorization) {
+    openSigned(authorization);
+    return;
+  }
   const es = new EventSource('/api/v1/events');
   source = es;
   es.addEventListener('open', () => {

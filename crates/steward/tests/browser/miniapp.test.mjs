@@ -93,8 +93,8 @@ test('signed by Telegram: Today counts the card, Approve confirms it after the b
   await screenshots(page, 'miniapp-approve');
   await assertAccessible(page, 'the Mini App Approve tab');
   await pending.getByRole('button', { name: 'Confirm' }).click();
-  // Decided in place (the Mini App has no live feed to move it to the history).
-  await pending.and(page.locator('[data-status="executed"]')).waitFor();
+  // Decided, it moves to the history, as on the web app's page (the feed, signed too).
+  await page.locator(`.history-item[data-action="${card.action_id}"][data-status="executed"]`).waitFor();
   assert.equal(await page.evaluate(() => window.__bio.asked), 1, 'the biometric check ran once');
   const { body } = await api('GET', `/api/v1/approvals/${card.action_id}`);
   assert.equal(body.action.status, 'executed');
@@ -119,12 +119,33 @@ test('a failed biometric check confirms nothing; a device without one says so', 
   await plain.goto(`${STEWARD}/miniapp/#/approvals`);
   const again = plain.locator(`.approvals-pending section.card[data-action="${card.action_id}"]`);
   await again.waitFor();
+  // The card says it went ahead without the check (read while it shows, before the feed
+  // moves the decided card to the history).
+  const said = plain.waitForFunction(
+    () => document.body.textContent.includes('without a biometric check: this device has none'),
+    null,
+    { polling: 'raf' },
+  );
   await again.getByRole('button', { name: 'Confirm' }).click();
-  await again.and(plain.locator('[data-status="executed"]')).waitFor();
-  assert.match(await again.textContent(), /without a biometric check: this device has none/);
+  await said;
+  await plain.locator(`.history-item[data-action="${card.action_id}"][data-status="executed"]`).waitFor();
   const { body: done } = await api('GET', `/api/v1/approvals/${card.action_id}`);
   assert.equal(done.action.status, 'executed');
+  plain.assertClean();
   await plain.context().close();
+});
+
+test('a card cancelled elsewhere leaves the Approve tab at once (the signed feed)', async () => {
+  const card = await cardFor('miniapp-3', 'CREATE TABLE cancelled_elsewhere (x TEXT)');
+  const page = await miniApp(initData());
+  await page.goto(`${STEWARD}/miniapp/#/approvals`);
+  await page.locator(`.approvals-pending section.card[data-action="${card.action_id}"]`).waitFor();
+  const res = await api('POST', `/api/v1/approvals/${card.action_id}/cancel`, {});
+  assert.equal(res.status, 200);
+  await page.locator(`.history-item[data-action="${card.action_id}"][data-status="cancelled"]`).waitFor();
+  assert.equal(await page.locator(`.approvals-pending [data-action="${card.action_id}"]`).count(), 0);
+  page.assertClean();
+  await page.context().close();
 });
 
 test('initData signed with another token or for a stranger is refused everywhere', async () => {

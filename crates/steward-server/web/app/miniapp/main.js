@@ -10,6 +10,7 @@ import { setAuthorization } from '../api.js';
 import { mountBadge, refresh as refreshBadge } from '../badge.js';
 import { setConfirmGuard } from '../chat/card.js';
 import { h, replace } from '../dom.js';
+import { startFeed } from '../feed.js';
 import approvals from '../pages/approvals.js';
 import memory from '../pages/memory.js';
 import status from '../pages/status.js';
@@ -51,6 +52,9 @@ function boot() {
     h('li', {}, h('a', { href: page.href, 'data-page': page.id, text: label }))));
   for (const [page] of TABS) register(page);
   mountBadge(document.getElementById('badge'));
+  // The live feed, signed like every call: a card decided in the chat or the web app moves
+  // here at once. The initData stays valid for the page's life (24 h), so no re-sign-in.
+  startFeed(async () => true);
   refreshBadge();
   if (!location.hash.startsWith('#/')) history.replaceState(null, '', '#/today');
   start(main, {
@@ -60,7 +64,6 @@ function boot() {
         if (a.dataset.page === page.id) a.setAttribute('aria-current', 'page');
         else a.removeAttribute('aria-current');
       }
-      // No live feed here (EventSource cannot sign its requests): a tab shows what is now.
       refreshBadge();
     },
   });

@@ -22,7 +22,7 @@ export default {
 
   async render(view) {
     const content = h('div', { class: 'today', 'aria-busy': 'true' }, h('p', { class: 'muted', text: 'Loading…' }));
-    replace(view.root, h('div', { class: 'page' }, h('h1', { text: 'Today' }), content));
+    replace(view.root, h('div', { class: 'page page-today' }, h('h1', { text: 'Today' }), content));
     try {
       const [count, reminders, later] = await Promise.all([
         get('/api/v1/approvals/count', { signal: view.signal }),
