@@ -99,6 +99,9 @@ export default {
       return;
     }
     const summary = state.list.summary(id);
+    // Not listed yet (the list is being read again, or the conversation is new here): read it
+    // again, and its `painted` hook gives the thread its title once it is there.
+    if (!summary) state.list.refreshSoon();
     const thread = new Thread(id, {
       fresh: fresh.has(id),
       title: summary ? titleOf(summary) : fresh.has(id) ? 'New conversation' : 'Conversation',
