@@ -45,6 +45,7 @@ pub use error::{FailureKind, TelegramError};
 pub use files::{FilePath, RemoteFile};
 pub use format::{
     MESSAGE_LIMIT, draft_text, escape_html, render_html, split_html, telegram_messages,
+    visible_text,
 };
 pub use frankenstein;
 pub use init_data::{

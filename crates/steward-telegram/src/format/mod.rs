@@ -26,6 +26,25 @@ pub fn telegram_messages(markdown: &str) -> Vec<String> {
     split_html(&render_html(markdown), MESSAGE_LIMIT)
 }
 
+/// The visible text of Telegram HTML: tags dropped, the four entities turned back, read by
+/// the same tokenizer `split_html` uses. What is sent without `parse_mode` when Telegram
+/// refuses a message's HTML.
+pub fn visible_text(html: &str) -> String {
+    tokens::tokenize(html)
+        .iter()
+        .filter_map(|atom| match atom {
+            tokens::Atom::Char { html, .. } => Some(match *html {
+                "&lt;" => "<",
+                "&gt;" => ">",
+                "&amp;" => "&",
+                "&quot;" => "\"",
+                other => other,
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Plain text for a streaming draft (sent without `parse_mode`): the Markdown as it is, cut
 /// to `limit` UTF-16 code units, the cut marked by a trailing "…" that counts toward the
 /// limit. Never splits a character (a surrogate pair stays whole).

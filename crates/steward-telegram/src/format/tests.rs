@@ -1,7 +1,7 @@
-//! Unit tests of the small text rules: `escape_html` and `draft_text`. Rendering and
+//! Unit tests of the small text rules: `escape_html`, `draft_text` and `visible_text`. Rendering and
 //! splitting are tested through the public API in `tests/format.rs`.
 
-use super::{MESSAGE_LIMIT, draft_text, escape_html};
+use super::{MESSAGE_LIMIT, draft_text, escape_html, render_html, visible_text};
 
 fn utf16(text: &str) -> usize {
     text.encode_utf16().count()
@@ -65,4 +65,19 @@ fn draft_text_trims_whitespace_before_the_ellipsis_and_handles_tiny_limits() {
     assert_eq!(draft_text("hello     world", 8), "hello…");
     assert_eq!(draft_text("hello", 0), "");
     assert_eq!(draft_text("hello", 1), "…");
+}
+
+#[test]
+fn visible_text_drops_tags_and_turns_entities_back() {
+    let html = render_html("**Tom & Jerry** say <hi> \"loud\"\n\n```\na < b\n```");
+    let text = visible_text(&html);
+    assert!(text.contains("Tom & Jerry say <hi> \"loud\""), "{text:?}");
+    assert!(text.contains("a < b"), "{text:?}");
+    assert!(
+        !text.contains("&amp;") && !text.contains("&lt;"),
+        "{text:?}"
+    );
+    assert!(!text.contains("<b>") && !text.contains("<pre>"), "{text:?}");
+    // Stray markup it did not render is read as text, never dropped.
+    assert_eq!(visible_text("1 < 2 & <x>"), "1 < 2 & <x>");
 }

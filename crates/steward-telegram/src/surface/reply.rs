@@ -218,13 +218,7 @@ async fn edit_final(shared: &Shared, chat: i64, id: i64, text: &str, mode: TextM
     match api.edit_text(chat, id, text, mode, None).await {
         Ok(()) => true,
         Err(e) if mode == TextMode::Html && send::is_parse_error(&e) => api
-            .edit_text(
-                chat,
-                id,
-                &send::plain_from_html(text),
-                TextMode::Plain,
-                None,
-            )
+            .edit_text(chat, id, &format::visible_text(text), TextMode::Plain, None)
             .await
             .is_ok(),
         Err(e) => {

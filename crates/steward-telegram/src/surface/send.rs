@@ -14,6 +14,7 @@ use super::Shared;
 use crate::backoff;
 use crate::calls::{Keyboard, TextMode};
 use crate::error::{FailureKind, TelegramError};
+use crate::format;
 
 /// Attempts at a message that must arrive (an answer, a card) before giving up on it.
 const SEND_ATTEMPTS: u32 = 4;
@@ -40,7 +41,7 @@ pub(crate) async fn send_final(
         match shared.deps.api.send_text(chat, &body, mode, keyboard).await {
             Ok(id) => return Some(id),
             Err(e) if mode == TextMode::Html && is_parse_error(&e) => {
-                body = plain_from_html(&body);
+                body = format::visible_text(&body);
                 mode = TextMode::Plain;
             }
             Err(e) => {
@@ -97,25 +98,6 @@ pub(crate) async fn record(
 /// A short notice to `chat` (plain text; failures logged).
 pub(crate) async fn notice(shared: &Shared, chat: i64, text: &str) {
     let _ = send_final(shared, chat, text, TextMode::Plain, None).await;
-}
-
-/// The visible text of our own rendered HTML (tags dropped, the four entities `format`
-/// writes turned back): what is sent when Telegram refuses to parse a message's HTML.
-pub(crate) fn plain_from_html(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            _ if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&amp;", "&")
 }
 
 /// Send `text` as is, once; failures are logged (for prompts where nothing else can be done).
