@@ -8,6 +8,7 @@
 //! deciding (`cards`, `ApprovalDesk`).
 
 use steward_protocol::{ActionStatus, PendingAction, Surface};
+use steward_store::SentMessage;
 
 use super::{Shared, send};
 use crate::calls::{Keyboard, TextMode};
@@ -142,20 +143,45 @@ pub(crate) async fn post(shared: &Shared, chat: i64, action_id: &str, trace: &st
     }
 }
 
-/// Edit every message showing `action`'s card to show it as it is now.
-pub(crate) async fn refresh(shared: &Shared, action: &PendingAction) {
-    let messages = match shared
+/// The messages on Telegram that show the card of `action_id` (empty when none, or unreadable:
+/// logged).
+async fn card_messages(shared: &Shared, action_id: &str) -> Vec<SentMessage> {
+    match shared
         .deps
         .edge
-        .card_messages(Surface::Telegram, &action.id)
+        .card_messages(Surface::Telegram, action_id)
         .await
     {
         Ok(m) => m,
         Err(e) => {
             tracing::warn!(error = %e, "could not read the messages showing a card");
-            return;
+            Vec::new()
         }
-    };
+    }
+}
+
+/// Edit every message showing `action`'s card to show it as it is now.
+pub(crate) async fn refresh(shared: &Shared, action: &PendingAction) {
+    let messages = card_messages(shared, &action.id).await;
+    edit_all(shared, action, messages).await;
+}
+
+/// After a change of `action_id` anywhere: when a Telegram message shows its card, read the
+/// action and edit those messages. Most changes are of cards no chat shows; they cost one
+/// indexed read, not an action read as well.
+pub(crate) async fn refresh_changed(shared: &Shared, action_id: &str) {
+    let messages = card_messages(shared, action_id).await;
+    if messages.is_empty() {
+        return;
+    }
+    match shared.deps.approvals.get(action_id).await {
+        Ok(Some(action)) => edit_all(shared, &action, messages).await,
+        Ok(None) => {}
+        Err(e) => tracing::warn!(error = %e, "could not read a changed action"),
+    }
+}
+
+async fn edit_all(shared: &Shared, action: &PendingAction, messages: Vec<SentMessage>) {
     let (text, keyboard) = card_message(shared, action);
     for m in messages {
         let (Ok(chat), Ok(message)) = (

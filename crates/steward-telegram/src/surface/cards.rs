@@ -16,7 +16,7 @@ use steward_protocol::{Decision, FeedEvent, Principal, Surface};
 use steward_store::EdgeKey;
 use tokio_util::sync::CancellationToken;
 
-use super::card_view::{Press, parse_callback, refresh, status_line};
+use super::card_view::{Press, parse_callback, refresh, refresh_changed, status_line};
 use super::{Shared, reply, send};
 use crate::allowlist::ChatKind;
 
@@ -153,11 +153,7 @@ pub(crate) async fn watch(shared: Arc<Shared>, cancel: CancellationToken) {
         match event {
             None => return,
             Some(FeedEvent::Approval { action_id, .. }) => {
-                match shared.deps.approvals.get(&action_id).await {
-                    Ok(Some(action)) => refresh(&shared, &action).await,
-                    Ok(None) => {}
-                    Err(e) => tracing::warn!(error = %e, "could not read a changed action"),
-                }
+                refresh_changed(&shared, &action_id).await;
             }
             Some(_) => {}
         }
