@@ -12,11 +12,15 @@
 //! process it started dies with it. If any of that cannot be set up, the probe says why
 //! and the tool is not registered: code never runs on the host unsandboxed.
 //!
+//! `document`: untrusted documents (PDF) read into text by a confined child process — the
+//! running binary started again — so a hostile file's worst case is that process's alone.
+//!
 //! Owns: all of the above. Does not own: the `Tool` and `ToolSource` traits and the registry
 //! that runs the tool (steward-tools), whether a run is approved (the approval gate in
 //! steward-core asks a human for every call: the tool's effect is External) or the
 //! configuration keys (the binary maps `code.*` onto `CodeConfig`).
 
+pub mod document;
 pub mod risk;
 mod source;
 mod tool;

@@ -10,5 +10,6 @@
 
 mod code_risk;
 mod code_risk_python;
+mod pdf_text;
 mod run_code_tool;
 mod sandbox;

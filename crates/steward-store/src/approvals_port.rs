@@ -57,6 +57,9 @@ pub struct Score {
     /// Must be finite.
     pub value: f64,
     pub action_id: Option<String>,
+    /// What kind of message the score judges (`chat`, `briefing`, …; the sent-message genre
+    /// rule), for a reaction; `None` for a score on an action.
+    pub genre: Option<String>,
     pub at_ms: i64,
 }
 

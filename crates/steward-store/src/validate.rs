@@ -4,6 +4,7 @@
 
 mod approvals;
 pub(crate) mod edge;
+mod genre;
 pub(crate) mod memory;
 mod text;
 pub(crate) mod usage;

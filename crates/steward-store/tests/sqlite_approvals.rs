@@ -147,9 +147,9 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     write_v1_database(&path);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 13);
+    assert_eq!(store.schema_version().unwrap(), 14);
     let raw = Connection::open(&path).unwrap();
-    assert_eq!(count(&raw, "PRAGMA user_version"), 13);
+    assert_eq!(count(&raw, "PRAGMA user_version"), 14);
     let old = ConversationId::parse("old").unwrap();
     assert_eq!(
         store.recent_messages(&old, 10).await.unwrap(),
@@ -177,7 +177,7 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     // Reopening an upgraded database applies nothing further.
     assert_eq!(
         SqliteStore::open(&path).unwrap().schema_version().unwrap(),
-        13
+        14
     );
 }
 
@@ -205,7 +205,7 @@ async fn a_v5_database_opens_keeps_its_actions_and_records_running() {
         .unwrap();
     }
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 13);
+    assert_eq!(store.schema_version().unwrap(), 14);
     let left = store.get_action("left").await.unwrap().unwrap();
     assert_eq!(left.status, ActionStatus::Confirmed);
     assert_eq!(left.tool, "send_email");
@@ -319,4 +319,32 @@ async fn compare_and_set_holds_across_two_connections() {
     }
     assert_eq!(applied, 1);
     assert_eq!(stores[1].list_audit("a1").await.unwrap().len(), 2);
+}
+
+/// A v13 database's scores (no genre yet) read back after the v14 upgrade with no genre,
+/// and a new score keeps the genre it was given.
+#[tokio::test]
+async fn a_v13_database_keeps_its_scores_and_gains_their_genre() {
+    let dir = TempDir::new();
+    let path = dir.path().join("steward.db");
+    drop(SqliteStore::open(&path).unwrap());
+    let raw = Connection::open(&path).unwrap();
+    raw.execute_batch(
+        "ALTER TABLE scores DROP COLUMN genre;
+         INSERT INTO scores (trace_id, name, value, action_id, at_ms)
+             VALUES ('trace-old', 'user_feedback', 1.0, NULL, 5);
+         PRAGMA user_version = 13;",
+    )
+    .unwrap();
+    drop(raw);
+    let store = SqliteStore::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 14);
+    let old = store.scores_for_trace("trace-old").await.unwrap();
+    assert_eq!(old.len(), 1);
+    assert_eq!((old[0].value, old[0].genre.as_deref()), (1.0, None));
+    let mut new = old[0].clone();
+    new.genre = Some("reminder".into());
+    store.record_score(&new).await.unwrap();
+    let both = store.scores_for_trace("trace-old").await.unwrap();
+    assert_eq!(both[1].genre.as_deref(), Some("reminder"));
 }

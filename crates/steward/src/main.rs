@@ -76,6 +76,13 @@ enum Command {
         #[command(subcommand)]
         command: ConfigCommand,
     },
+    /// Internal: read one document from stdin in a confined process and print its text as
+    /// JSON (started by Steward itself, never by a person).
+    #[command(hide = true)]
+    ReadDocument {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -88,6 +95,11 @@ enum ConfigCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Before any runtime, thread or configuration: the reader confines this very process
+    // and must stay single-threaded and quiet.
+    if let Command::ReadDocument { args } = &cli.command {
+        return steward_sandbox::document::serve_child(args);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -148,6 +160,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         // Needs no loaded configuration, so it works even when the configuration is broken.
+        // Answered in `main`, before the runtime exists.
+        Command::ReadDocument { .. } => Ok(ExitCode::from(2)),
         Command::Config {
             command: ConfigCommand::Docs,
         } => {

@@ -136,6 +136,7 @@ pub fn start(
         model_switch: settings.telegram.model_switch,
         part_limits: app.part_limits,
         speech: speech(settings)?,
+        documents: document_reader(),
     });
     app.steward.register_delivery(
         steward_protocol::Surface::Telegram,
@@ -210,4 +211,18 @@ fn speech(settings: &Settings) -> anyhow::Result<Speech> {
         None => None,
     };
     Ok(Speech { to_text, to_voice })
+}
+
+/// The PDF reader: this binary started again as `steward read-document`. Without a path to
+/// the running binary (it was deleted, say), PDFs are answered as not read.
+fn document_reader() -> Option<Arc<steward_sandbox::document::DocumentReader>> {
+    match std::env::current_exe() {
+        Ok(exe) => Some(Arc::new(steward_sandbox::document::DocumentReader::new(
+            exe,
+        ))),
+        Err(e) => {
+            tracing::warn!(error = %e, "no path to the running binary: PDFs sent to the bot are not read");
+            None
+        }
+    }
 }

@@ -157,6 +157,15 @@ async fn a_message_streams_then_answers_in_html_and_a_thumbs_up_scores_its_turn(
         ),
         1
     );
+    // The score carries the genre of the message it judges, so the engagement report counts
+    // per genre from the scores alone.
+    assert_eq!(
+        text_of(
+            &dir,
+            "SELECT genre FROM scores WHERE name = 'user_feedback'"
+        ),
+        "chat"
+    );
 }
 
 #[tokio::test]

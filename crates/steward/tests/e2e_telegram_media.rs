@@ -7,7 +7,8 @@
 //! naming `speech.stt_base_url` and no model call; a failing transcriber reported without
 //! its key; a photo → an `image_url` data URL in the
 //! model request; a photo over the part limit refused before any download; a markdown file →
-//! a note; hostile files: a `../` path (never downloaded), a size that lies (cut off and
+//! a note; a PDF → a note of its text, read by the confined reader (the binary started
+//! again), and bytes that only claim to be a PDF → refused in words; hostile files: a `../` path (never downloaded), a size that lies (cut off and
 //! refused), a "text" file that is not UTF-8.
 
 use crate::support;
@@ -23,6 +24,8 @@ use support::*;
 const ANN: u64 = 1001;
 /// The smallest JPEG header the surface checks for, then some body.
 const JPEG: &[u8] = b"\xFF\xD8\xFF\xE0\x00\x10JFIF\x00fake-jpeg-body";
+/// Three pages of text in a core font, written by fpdf2 (an independent PDF writer).
+const LEASE_PDF: &[u8] = include_bytes!("../../steward-sandbox/tests/fixtures/lease-3-pages.pdf");
 const VOICE: &[u8] = b"OggS\x00\x02voice-note-audio-bytes";
 const SPEECH_KEY: &str = "sk-speech-secret-0123456789";
 
@@ -316,7 +319,7 @@ async fn notes(srv: &Server) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn a_markdown_file_becomes_a_note_and_a_pdf_is_not_read_yet() {
+async fn a_markdown_file_and_a_pdf_become_notes_and_a_damaged_pdf_is_refused() {
     let fake = FakeModel::start().await.unwrap();
     let bot = FakeBotApi::start().await.unwrap();
     let dir = TempDir::new("tg-doc");
@@ -341,36 +344,77 @@ async fn a_markdown_file_becomes_a_note_and_a_pdf_is_not_read_yet() {
     assert_eq!(notes[0]["title"], "Packing list");
     assert_eq!(notes[0]["body"], md);
 
-    bot.add_file("pdf-1", b"%PDF-1.7 fake".to_vec());
+    // A real PDF (three pages, written by fpdf2): its text is read by the confined reader
+    // (this binary started again) and kept as a note.
+    bot.add_file("pdf-1", LEASE_PDF.to_vec());
     bot.push_update(tg::private_document(
         2,
         ANN,
         "pdf-1",
+        "Lease 2027.pdf",
+        "application/pdf",
+        LEASE_PDF.len() as u64,
+    ));
+    until(&bot, "the PDF reply", |b| texts(b).len() >= 2).await;
+    let reply = &texts(&bot)[1];
+    assert!(
+        reply.contains("Saved as a note") && reply.contains("3 pages"),
+        "{reply}"
+    );
+    let notes = self::notes(&srv).await;
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    let lease = notes
+        .iter()
+        .find(|n| n["title"] == "Lease 2027")
+        .expect("the PDF's note");
+    let body = lease["body"].as_str().unwrap();
+    for page in 1..=3 {
+        assert!(
+            body.contains(&format!("Page {page} of the lease")),
+            "{body}"
+        );
+    }
+    assert!(
+        body.contains("rent is due") && body.contains("Café"),
+        "{body}"
+    );
+
+    // Bytes that only claim to be a PDF: refused in words, nothing saved, the bot goes on.
+    bot.add_file("pdf-2", b"%PDF-1.7 fake".to_vec());
+    bot.push_update(tg::private_document(
+        3,
+        ANN,
+        "pdf-2",
         "paper.pdf",
         "application/pdf",
         13,
     ));
-    until(&bot, "the PDF reply", |b| texts(b).len() >= 2).await;
+    until(&bot, "the damaged-PDF reply", |b| texts(b).len() >= 3).await;
     assert!(
-        texts(&bot)[1].contains("PDFs are not read yet"),
+        texts(&bot)[2].contains("could not read that PDF"),
         "{:?}",
         texts(&bot)
     );
     bot.push_update(tg::private_document(
-        3,
+        4,
         ANN,
-        "pdf-1",
+        "pdf-2",
         "setup.exe",
         "application/x-msdownload",
         13,
     ));
-    until(&bot, "the other-file reply", |b| texts(b).len() >= 3).await;
-    assert!(texts(&bot)[2].contains("not read"), "{:?}", texts(&bot));
+    until(&bot, "the other-file reply", |b| texts(b).len() >= 4).await;
+    assert!(texts(&bot)[3].contains("not read"), "{:?}", texts(&bot));
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
         bot.downloads().len(),
-        1,
-        "only the markdown file was fetched"
+        3,
+        "the markdown file and the two PDFs were fetched, not the program"
+    );
+    assert_eq!(
+        self::notes(&srv).await.len(),
+        2,
+        "the damaged PDF saved nothing"
     );
     assert!(fake.requests().is_empty(), "documents start no turn");
 }

@@ -24,6 +24,7 @@ mod config_providers;
 mod config_telegram;
 mod config_web;
 mod docs_in_sync;
+mod document_reader;
 mod e2e_approval_history;
 mod e2e_approvals;
 mod e2e_conn_limits;

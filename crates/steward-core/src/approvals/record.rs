@@ -68,6 +68,7 @@ impl Approvals {
             name: name.to_owned(),
             value,
             action_id: Some(action.id.clone()),
+            genre: None,
             at_ms: self.now_ms(),
         };
         if let Err(e) = self.store.record_score(&score).await {

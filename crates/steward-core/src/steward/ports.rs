@@ -149,6 +149,7 @@ impl FeedbackDesk for Steward {
             name: "user_feedback".to_owned(),
             value: if positive { 1.0 } else { 0.0 },
             action_id: None,
+            genre: Some(genre.to_owned()),
             at_ms: deps.clock.now_ms(),
         };
         match deps.store.record_score(&score).await {

@@ -455,9 +455,25 @@ pub async fn approval_input_limits(store: &dyn Store) {
         name: "user_approval".into(),
         value: f64::NAN,
         action_id: None,
+        genre: None,
         at_ms: T0,
     };
     refused(CASE, "NaN score", store.record_score(&score).await, "");
+    // A score's genre follows the sent-message genre rule: a word of a-z and _, never text.
+    for genre in [
+        "",
+        "Chat",
+        "chat now",
+        "ch\0at",
+        &"a".repeat(crate::MAX_EDGE_GENRE_LEN + 1),
+    ] {
+        let score = Score {
+            value: 1.0,
+            genre: Some(genre.to_owned()),
+            ..score.clone()
+        };
+        refused(CASE, "score genre", store.record_score(&score).await, "");
+    }
     let grant = Grant {
         id: fresh_id("grant"),
         conversation: conversation.clone(),

@@ -30,6 +30,7 @@ pub async fn scores_round_trip(store: &dyn Store) {
             name: "user_approval".into(),
             value: 1.0,
             action_id: Some(action_id.clone()),
+            genre: None,
             at_ms: T0 + 2,
         },
         Score {
@@ -37,6 +38,7 @@ pub async fn scores_round_trip(store: &dyn Store) {
             name: "user_edit".into(),
             value: 0.25,
             action_id: None,
+            genre: None,
             at_ms: T0 + 1,
         },
         Score {
@@ -44,7 +46,16 @@ pub async fn scores_round_trip(store: &dyn Store) {
             name: "user_approval".into(),
             value: 0.0,
             action_id: Some(action_id),
+            genre: None,
             at_ms: T0 + 3,
+        },
+        Score {
+            trace_id: trace.clone(),
+            name: "user_feedback".into(),
+            value: 1.0,
+            action_id: None,
+            genre: Some("briefing".into()),
+            at_ms: T0 + 4,
         },
     ];
     for score in &scores {

@@ -53,6 +53,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         13,
         include_str!("../../migrations/sqlite/V13__edge_records.sql"),
     ),
+    (
+        14,
+        include_str!("../../migrations/sqlite/V14__score_genre.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose

@@ -129,6 +129,9 @@ pub(crate) fn score(score: &Score) -> Result<(), StoreError> {
     if let Some(id) = &score.action_id {
         action_id(id)?;
     }
+    if let Some(genre) = &score.genre {
+        super::genre::genre(genre)?;
+    }
     Ok(())
 }
 
@@ -310,6 +313,7 @@ mod tests {
             name: "user_approval".into(),
             value: 1.0,
             action_id: None,
+            genre: None,
             at_ms: 0,
         };
         assert!(score(&s).is_ok());

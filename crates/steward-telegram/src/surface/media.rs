@@ -7,8 +7,11 @@
 //!   message, so a mishearing shows before the answer does); the answer is also spoken when
 //!   text-to-speech is configured. Without speech-to-text: a reply naming the setting.
 //! - A text or markdown file (UTF-8, within the note limit): saved as a note of the person's
-//!   own, the reply saying so. A PDF: a reply that PDFs are not read yet. Anything else
-//!   (videos, other files): a reply saying what is taken.
+//!   own, the reply saying so. A PDF: its text, read by the confined document reader
+//!   (steward-sandbox's `document`), saved the same way — as many whole pages as a note
+//!   holds, the reply saying how many — or a reply saying why it could not be read (a scan,
+//!   encrypted, damaged, too costly). Anything else (videos, other files): a reply saying
+//!   what is taken.
 //!
 //! Every size is checked before the download — the size in the update, then the one
 //! `getFile` declares — and the download itself stops once the bytes read pass the limit.
@@ -21,6 +24,7 @@ use std::sync::Arc;
 use frankenstein::types::{Document, Message, PhotoSize, Voice};
 use steward_core::memory_desk::{MAX_NOTE_BODY_BYTES, NoteAuthor, NoteDraft};
 use steward_protocol::{FileName, MimeType, Principal, Upload};
+use steward_sandbox::document::{DocumentError, MAX_DOCUMENT_BYTES, PdfRefusal};
 
 use super::turn::{self, AnswerAs};
 use super::{MAX_INBOUND_BYTES, Shared, send};
@@ -321,50 +325,115 @@ fn note_title(file_name: Option<&str>) -> String {
 }
 
 async fn on_document(shared: &Shared, chat: i64, principal: &Principal, document: &Document) {
-    match document_kind(document) {
-        DocumentKind::Pdf => {
-            send::notice(shared, chat, "PDFs are not read yet: paste the part you want kept as a message, or send it as a text or markdown file.").await;
-            return;
-        }
+    let body = match document_kind(document) {
+        DocumentKind::Pdf => match pdf_body(shared, chat, document).await {
+            Some(body) => body,
+            None => return,
+        },
         DocumentKind::Other => {
-            send::notice(shared, chat, "I keep text and markdown files (.txt, .md) as notes; this kind of file is not read.").await;
+            send::notice(shared, chat, "I keep text, markdown and PDF files (.txt, .md, .pdf) as notes; this kind of file is not read.").await;
             return;
         }
-        DocumentKind::Text => {}
+        DocumentKind::Text => match text_body(shared, chat, document).await {
+            Some(body) => body,
+            None => return,
+        },
+    };
+    let draft = NoteDraft {
+        title: note_title(document.file_name.as_deref()),
+        body: body.text,
+        tags: vec!["telegram".to_owned()],
+        author: NoteAuthor::Person,
+    };
+    let text = match shared.deps.memory.save_note(principal, draft).await {
+        Ok(note) => format!(
+            "📝 Saved as a note: “{}” ({} characters{}). Ask me about it any time.",
+            note.title,
+            note.body.chars().count(),
+            body.pages.map(pages_said).unwrap_or_default(),
+        ),
+        Err(e) => format!("I could not save that file as a note: {e}"),
+    };
+    send::notice(shared, chat, &text).await;
+}
+
+/// A note's body from a file, and for a PDF how many of its pages it holds.
+struct Body {
+    text: String,
+    /// `(kept, of)`.
+    pages: Option<(usize, usize)>,
+}
+
+/// ", 3 pages" or ", the first 12 of 40 pages: a note holds 64 KB".
+fn pages_said((kept, of): (usize, usize)) -> String {
+    match (kept, of) {
+        (1, 1) => ", 1 page".to_owned(),
+        (k, n) if k == n => format!(", {n} pages"),
+        (k, n) => format!(
+            ", the first {k} of {n} pages: a note holds {} — send the rest as another file",
+            shown_size(u64::try_from(MAX_NOTE_BODY_BYTES).unwrap_or(u64::MAX))
+        ),
     }
+}
+
+async fn text_body(shared: &Shared, chat: i64, document: &Document) -> Option<Body> {
     let limit = part_limit(shared).min(u64::try_from(MAX_NOTE_BODY_BYTES).unwrap_or(u64::MAX));
     let bytes = match fetch(shared, &document.file_id, document.file_size, limit, "file").await {
         Ok(b) => b,
-        Err(text) => return send::notice(shared, chat, &text).await,
+        Err(text) => {
+            send::notice(shared, chat, &text).await;
+            return None;
+        }
     };
-    let Ok(body) = String::from_utf8(bytes) else {
+    let Ok(text) = String::from_utf8(bytes) else {
         send::notice(
             shared,
             chat,
             "That file is not UTF-8 text, so I did not save it.",
         )
         .await;
-        return;
+        return None;
     };
-    if body.trim().is_empty() {
+    if text.trim().is_empty() {
         send::notice(shared, chat, "That file is empty: nothing saved.").await;
-        return;
+        return None;
     }
-    let draft = NoteDraft {
-        title: note_title(document.file_name.as_deref()),
-        body,
-        tags: vec!["telegram".to_owned()],
-        author: NoteAuthor::Person,
+    Some(Body { text, pages: None })
+}
+
+/// The text of a PDF, read by the confined reader; every refusal answered in words.
+async fn pdf_body(shared: &Shared, chat: i64, document: &Document) -> Option<Body> {
+    let Some(reader) = &shared.deps.documents else {
+        send::notice(shared, chat, "PDFs are not read here: paste the part you want kept as a message, or send it as a text or markdown file.").await;
+        return None;
     };
-    let text = match shared.deps.memory.save_note(principal, draft).await {
-        Ok(note) => format!(
-            "📝 Saved as a note: “{}” ({} characters). Ask me about it any time.",
-            note.title,
-            note.body.chars().count()
-        ),
-        Err(e) => format!("I could not save that file as a note: {e}"),
+    let limit = part_limit(shared).min(u64::try_from(MAX_DOCUMENT_BYTES).unwrap_or(u64::MAX));
+    let bytes = match fetch(shared, &document.file_id, document.file_size, limit, "PDF").await {
+        Ok(b) => b,
+        Err(text) => {
+            send::notice(shared, chat, &text).await;
+            return None;
+        }
     };
-    send::notice(shared, chat, &text).await;
+    match reader.pdf_text(&bytes, MAX_NOTE_BODY_BYTES).await {
+        Ok(pdf) => Some(Body {
+            text: pdf.text,
+            pages: Some((pdf.pages_kept, pdf.pages)),
+        }),
+        Err(e) => {
+            let reply = match e {
+                DocumentError::Refused(PdfRefusal::NoText) => "That PDF has no text to read (a scan or pictures only), so nothing was saved. Send a photo of a page and I can look at it.".to_owned(),
+                DocumentError::Refused(refusal) => format!("I could not read that PDF: {refusal}. Nothing was saved."),
+                DocumentError::TooCostly => "That PDF took too long or too much memory to read, so I stopped: nothing was saved.".to_owned(),
+                DocumentError::Failed(reason) => {
+                    tracing::warn!(%reason, "the pdf reader failed");
+                    "I could not read that PDF (the reader failed; the log says why). Nothing was saved.".to_owned()
+                }
+            };
+            send::notice(shared, chat, &reply).await;
+            None
+        }
+    }
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ use std::time::Duration;
 use steward_core::{ApprovalDesk, Assistant, EventFeed, MemoryDesk, SettingsDesk};
 use steward_llm::{SpeechToText, TextToSpeech};
 use steward_protocol::{Clock, PartLimits};
+use steward_sandbox::document::DocumentReader;
 use steward_store::EdgeStore;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -100,6 +101,9 @@ pub struct SurfaceDeps {
     /// The size limits a photo is checked against before its download (the app's).
     pub part_limits: PartLimits,
     pub speech: Speech,
+    /// Reads a PDF sent as a file into a note's text; `None`: PDFs are answered with a
+    /// reply that they are not read here.
+    pub documents: Option<Arc<DocumentReader>>,
 }
 
 pub(crate) struct Shared {

@@ -29,9 +29,9 @@ const FIRST_OF: &str = "SELECT action_id, at_ms, principal, surface, event, deta
        GROUP BY action_id) \
      ORDER BY id";
 const AUDIT_HEAD: &str = "SELECT coalesce(max(id), 0) FROM action_audit";
-const INSERT_SCORE: &str = "INSERT INTO scores (trace_id, name, value, action_id, at_ms) \
-     VALUES (?1, ?2, ?3, ?4, ?5)";
-const SCORES: &str = "SELECT trace_id, name, value, action_id, at_ms \
+const INSERT_SCORE: &str = "INSERT INTO scores (trace_id, name, value, action_id, at_ms, genre) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+const SCORES: &str = "SELECT trace_id, name, value, action_id, at_ms, genre \
      FROM scores WHERE trace_id = ?1 ORDER BY id";
 
 /// Takes a plain connection so callers can pass a `Transaction` (it derefs to one).
@@ -123,6 +123,7 @@ pub(super) fn insert_score(conn: &Connection, score: &Score) -> Result<(), Store
         score.value,
         score.action_id,
         score.at_ms,
+        score.genre,
     ])?;
     Ok(())
 }
@@ -139,6 +140,7 @@ pub(super) fn scores(conn: &Connection, trace_id: &str) -> Result<Vec<Score>, St
             value: row.get(2).map_err(|e| decode_err(what, e))?,
             action_id: row.get(3).map_err(|e| decode_err(what, e))?,
             at_ms: row.get(4).map_err(|e| decode_err(what, e))?,
+            genre: row.get(5).map_err(|e| decode_err(what, e))?,
         });
     }
     Ok(out)

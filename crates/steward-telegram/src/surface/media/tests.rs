@@ -56,3 +56,14 @@ fn sizes_read_as_people_say_them() {
     assert_eq!(shown_size(64 * 1024), "64 KB");
     assert_eq!(shown_size(10), "10 bytes");
 }
+
+#[test]
+fn a_pdf_note_says_how_many_pages_it_holds() {
+    assert_eq!(pages_said((1, 1)), ", 1 page");
+    assert_eq!(pages_said((3, 3)), ", 3 pages");
+    let part = pages_said((12, 40));
+    assert!(
+        part.contains("first 12 of 40 pages") && part.contains("64 KB"),
+        "{part}"
+    );
+}
