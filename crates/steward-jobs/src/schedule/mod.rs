@@ -1,0 +1,1 @@
+//! Schedules and their next fire time (to be written).

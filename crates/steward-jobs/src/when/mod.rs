@@ -1,0 +1,1 @@
+//! Time phrases resolved in the owner's time zone (to be written).

@@ -1,0 +1,5 @@
+//! Every integration test of this crate in one test binary: each file beside this one is a
+//! module.
+
+// Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
