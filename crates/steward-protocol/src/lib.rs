@@ -40,7 +40,7 @@ pub use upload::{
     DEFAULT_MAX_MESSAGE_PART_BYTES, DEFAULT_MAX_PART_BYTES, DEFAULT_MAX_PARTS, PartLimits, Upload,
 };
 pub use values::{
-    ActionId, FactKey, GrantId, MAX_FACT_KEY_LEN, MAX_OPAQUE_ID_LEN, MAX_PRINCIPAL_ID_LEN,
-    MAX_TAG_LEN, MAX_TAGS, MAX_TOOL_NAME_LEN, PrincipalId, Problem, Tag, ToolName, TurnId,
-    ValueError, ValueKind,
+    ActionId, FactKey, GrantId, JobName, MAX_FACT_KEY_LEN, MAX_JOB_NAME_LEN, MAX_OPAQUE_ID_LEN,
+    MAX_PRINCIPAL_ID_LEN, MAX_TAG_LEN, MAX_TAGS, MAX_TOOL_NAME_LEN, PrincipalId, Problem, Tag,
+    ToolName, TurnId, ValueError, ValueKind,
 };

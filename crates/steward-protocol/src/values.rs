@@ -1,5 +1,5 @@
 //! Validated values that more than one surface accepts: fact keys, tags, tool names, the
-//! opaque ids of actions, grants and turns, and the recorded id of a principal. Each has exactly one rule, here; HTTP, the tools,
+//! opaque ids of actions, grants and turns, the recorded id of a principal, job names. Each has exactly one rule, here; HTTP, the tools,
 //! the MCP server, the CLI and the store's write checks all call its `parse`, so they refuse
 //! the same input with the same words.
 //!
@@ -26,6 +26,8 @@ pub const MAX_TOOL_NAME_LEN: usize = 64;
 pub const MAX_OPAQUE_ID_LEN: usize = 128;
 /// Longest principal id, in bytes.
 pub const MAX_PRINCIPAL_ID_LEN: usize = 128;
+/// Longest job name, in bytes.
+pub const MAX_JOB_NAME_LEN: usize = 64;
 
 /// Which value a `ValueError` is about; its `Display` is the value's name in messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,6 +39,7 @@ pub enum ValueKind {
     GrantId,
     TurnId,
     PrincipalId,
+    JobName,
 }
 
 impl ValueKind {
@@ -49,6 +52,7 @@ impl ValueKind {
             ValueKind::GrantId => "grant id",
             ValueKind::TurnId => "turn id",
             ValueKind::PrincipalId => "principal id",
+            ValueKind::JobName => "job name",
         }
     }
 
@@ -62,6 +66,7 @@ impl ValueKind {
                 "1 to 128 letters, digits or -"
             }
             ValueKind::PrincipalId => "1 to 128 letters, digits, ., _, :, @ or -",
+            ValueKind::JobName => "1 to 64 of a-z, 0-9, _ and -",
         }
     }
 
@@ -72,6 +77,7 @@ impl ValueKind {
             ValueKind::ToolName => MAX_TOOL_NAME_LEN,
             ValueKind::ActionId | ValueKind::GrantId | ValueKind::TurnId => MAX_OPAQUE_ID_LEN,
             ValueKind::PrincipalId => MAX_PRINCIPAL_ID_LEN,
+            ValueKind::JobName => MAX_JOB_NAME_LEN,
         }
     }
 
@@ -80,7 +86,10 @@ impl ValueKind {
             ValueKind::FactKey => {
                 b.is_ascii_lowercase() || b.is_ascii_digit() || b"_.".contains(&b)
             }
-            ValueKind::Tag => b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-".contains(&b),
+            // A job name has a tag's characters (it is a config key's last part), longer.
+            ValueKind::Tag | ValueKind::JobName => {
+                b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-".contains(&b)
+            }
             ValueKind::ToolName => b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_',
             ValueKind::ActionId | ValueKind::GrantId | ValueKind::TurnId => {
                 b.is_ascii_alphanumeric() || b == b'-'
@@ -243,6 +252,13 @@ value!(
     /// makes, so reading a record back is never a way to forge one.
     PrincipalId,
     ValueKind::PrincipalId
+);
+
+value!(
+    /// A scheduled job's name (`briefing`, `weekly-recap`, `task-3f2a…`): 1..=64 bytes of
+    /// `[a-z0-9_-]`. Also the last part of its `jobs.NAME.*` configuration keys.
+    JobName,
+    ValueKind::JobName
 );
 
 impl PrincipalId {

@@ -211,3 +211,17 @@ fn principal_ids() {
     assert!(serde_json::from_str::<PrincipalId>("\"a b\"").is_err());
     assert_eq!(PrincipalId::system().as_str(), PrincipalId::SYSTEM);
 }
+
+#[test]
+fn job_names() {
+    for good in ["briefing", "weekly-recap", "task_3", "a", &"j".repeat(64)] {
+        assert_eq!(JobName::parse(good).unwrap().as_str(), good);
+    }
+    assert_eq!(problem(JobName::parse("")), Problem::Empty);
+    assert_eq!(problem(JobName::parse(&"j".repeat(65))), Problem::TooLong);
+    for bad in ["Briefing", "a b", "x/y", "é", "a.b", "a\n"] {
+        assert_eq!(problem(JobName::parse(bad)), Problem::BadChar, "{bad:?}");
+    }
+    let err = JobName::parse("Secret Name").unwrap_err().to_string();
+    assert!(err.contains("job name") && !err.contains("Secret"), "{err}");
+}

@@ -1,7 +1,8 @@
 //! Storage for Steward: the ports (`ConversationStore`, `KvStore`, `ApprovalStore`,
 //! `MemoryStore`, `TurnRequestStore`, `SessionStore`, `UsageStore` (the usage ledger),
 //! `EdgeStore` (what a messaging surface keeps about its own platform's ids: update dedup,
-//! chat bindings, sent messages), `Store`, and `BlobStore` for the bytes of message parts,
+//! chat bindings, sent messages), `JobStore` (the scheduler's occurrences with leases,
+//! heartbeats, proactive messages and reminders), `Store`, and `BlobStore` for the bytes of message parts,
 //! with its filesystem adapter `FsBlobStore`) that the rest of the workspace codes against, the
 //! one constructor (`open(&StoreConfig)`: a location and a clock, giving an `Arc<dyn Store>`),
 //! a backend-neutral `StoreError`, and the SQLite adapter (FTS5 and an in-process sign-bit index
@@ -17,6 +18,7 @@ mod blobs;
 mod codec;
 mod edge_port;
 mod error;
+mod jobs_port;
 mod memory_port;
 mod open;
 mod ports;
@@ -40,6 +42,12 @@ pub use edge_port::{
     EdgeKey, EdgeStore, MAX_CARD_MESSAGES, MAX_EDGE_GENRE_LEN, MAX_EDGE_KEY_LEN, SentMessage,
 };
 pub use error::{BackendError, StoreError};
+pub use jobs_port::{
+    Claim, GenreEngagement, Heartbeat, JobStore, MAX_JOB_NAME_LEN, MAX_OCCURRENCE_KEY_LEN,
+    MAX_OUTCOME_LEN, MAX_REMINDER_SHOWN_LEN, MAX_REMINDER_TEXT_LEN, OccurrenceEnd,
+    OccurrenceRecord, OccurrenceStatus, ProactiveDelivery, ProactiveMessage, Reminder,
+    ReminderStatus,
+};
 pub use memory_port::{
     FactWrite, Intention, Learning, MemoryFilter, MemoryItem, MemoryStore, NewFact, NewNote,
     NoteEdit, ReadLater, StoredMessage,
@@ -74,7 +82,11 @@ pub use validate::{
 /// `PROTECTED_TABLE_PREFIX`. The edge tables are here because a button press or a reaction
 /// is resolved through them: a model writing `edge_messages` could point one at a trace of its
 /// choosing, and one writing `edge_updates` or `edge_chats` could make a surface drop or
-/// replay updates or deliver a conversation into another chat.
+/// replay updates or deliver a conversation into another chat. The scheduler's tables are
+/// here because a model writing `reminders` would schedule a message without the approval a
+/// `schedule_reminder` call asks for (or redirect one to another conversation), and one
+/// writing `job_occurrences`, `job_heartbeats` or `proactive_messages` could silence a job,
+/// fake its health or forge the engagement that decides what may speak.
 pub const PROTECTED_TABLES: &[&str] = &[
     "pending_actions",
     "action_audit",
@@ -95,6 +107,10 @@ pub const PROTECTED_TABLES: &[&str] = &[
     "edge_updates",
     "edge_chats",
     "edge_messages",
+    "job_occurrences",
+    "job_heartbeats",
+    "proactive_messages",
+    "reminders",
 ];
 
 /// Every table whose name starts with this (the per-model vector tables `memory_vecb_*` and

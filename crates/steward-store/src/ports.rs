@@ -2,7 +2,8 @@
 //! Owns the semantics (documented here and enforced by `contract`); does not own any SQL.
 
 use crate::{
-    ApprovalStore, EdgeStore, MemoryStore, SessionStore, StoreError, TurnRequestStore, UsageStore,
+    ApprovalStore, EdgeStore, JobStore, MemoryStore, SessionStore, StoreError, TurnRequestStore,
+    UsageStore,
 };
 use std::sync::Arc;
 use steward_protocol::{ConversationId, ConversationTitle, Message};
@@ -114,6 +115,7 @@ pub trait Store:
     + SessionStore
     + UsageStore
     + EdgeStore
+    + JobStore
 {
     /// Cheap liveness check (for /health and `steward doctor`).
     async fn ping(&self) -> Result<(), StoreError>;

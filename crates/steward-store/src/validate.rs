@@ -5,6 +5,7 @@
 mod approvals;
 pub(crate) mod edge;
 mod genre;
+pub(crate) mod jobs;
 pub(crate) mod memory;
 mod text;
 pub(crate) mod usage;

@@ -13,5 +13,6 @@ mod fs_blobs;
 mod sqlite;
 mod sqlite_approvals;
 mod sqlite_contract;
+mod sqlite_jobs;
 mod sqlite_memory;
 mod sqlite_vector_upgrade;

@@ -15,9 +15,11 @@ mod edge_messages;
 mod execution;
 mod grants;
 mod history;
+mod jobs;
 mod kv;
 pub mod memory;
 mod parts;
+mod proactive;
 mod races;
 mod read_side;
 mod sessions;
@@ -39,9 +41,11 @@ pub use edge_messages::*;
 pub use execution::*;
 pub use grants::*;
 pub use history::*;
+pub use jobs::*;
 pub use kv::*;
 pub use memory::{run_memory, run_memory_shared};
 pub use parts::{attachments_round_trip_with_their_message, run_blobs};
+pub use proactive::*;
 pub use races::*;
 pub use read_side::*;
 pub use sessions::*;
@@ -123,6 +127,14 @@ pub async fn run_all(store: &dyn Store) {
     edge_card_messages_order_limit_and_surface(store).await;
     edge_hostile_values_are_kept_verbatim(store).await;
     edge_input_limits(store).await;
+    // The scheduler's records.
+    jobs_claims_leases_retries_and_ends(store).await;
+    jobs_heartbeats_replace_per_job(store).await;
+    jobs_input_limits(store).await;
+    proactive_messages_once_per_occurrence_with_engagement(store).await;
+    proactive_input_limits(store).await;
+    reminders_round_trip_fall_due_and_close_once(store).await;
+    reminder_input_limits(store).await;
     // Memory.
     run_memory(store).await;
 }
@@ -134,6 +146,7 @@ pub async fn run_all_shared(store: Arc<dyn Store>) {
     concurrent_appends_from_tasks(Arc::clone(&store)).await;
     concurrent_confirms_one_winner(Arc::clone(&store)).await;
     edge_concurrent_claims_one_winner(Arc::clone(&store)).await;
+    jobs_concurrent_claims_one_winner(Arc::clone(&store)).await;
     run_memory_shared(store).await;
 }
 

@@ -57,6 +57,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         14,
         include_str!("../../migrations/sqlite/V14__score_genre.sql"),
     ),
+    (15, include_str!("../../migrations/sqlite/V15__jobs.sql")),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose
