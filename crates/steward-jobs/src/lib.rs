@@ -8,5 +8,10 @@
 //! storage of occurrences and leases (steward-store's `JobStore`), delivery (core's delivery
 //! port), the configuration keys (the binary).
 
+pub mod job;
+pub mod runner;
 pub mod schedule;
 pub mod when;
+
+pub use job::{Job, JobError, JobOutcome, RunContext};
+pub use runner::{JobSettings, ScheduledJob, Scheduler, Timing};

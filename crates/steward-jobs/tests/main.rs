@@ -3,3 +3,6 @@
 
 // Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod runner;
+mod runner_support;
