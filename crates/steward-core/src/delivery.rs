@@ -24,11 +24,23 @@ pub struct DeliveryTarget {
     pub conversation: ConversationId,
 }
 
+/// A message Steward sends unasked: its text, what kind it is and the trace a reaction on it
+/// scores (a 👍 on a briefing lands on the job run that wrote it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proactive {
+    pub text: String,
+    /// "reminder", "briefing", "task", … (the store's genre rule).
+    pub genre: String,
+    /// Unique per message.
+    pub trace_id: String,
+}
+
 /// A surface able to put a message in front of the owner unasked.
 #[async_trait::async_trait]
 pub trait Deliver: Send + Sync + 'static {
-    /// Send `text` to `target`; the error is shown to whoever asked for the delivery.
-    async fn deliver(&self, target: &DeliveryTarget, text: &str) -> Result<(), String>;
+    /// Send `message` to `target`, recording what the surface needs to tie a reaction to
+    /// `message.trace_id` and its genre; the error is shown to whoever asked for the delivery.
+    async fn deliver(&self, target: &DeliveryTarget, message: &Proactive) -> Result<(), String>;
 }
 
 /// How a delivery went; in every case the message is stored and on the feed.
@@ -72,8 +84,9 @@ impl Deliverers {
         store: &dyn Store,
         feed: &Feed,
         target: &DeliveryTarget,
-        text: &str,
+        message: &Proactive,
     ) -> Result<Delivery, DeliveryError> {
+        let text = message.text.as_str();
         if text.trim().is_empty() {
             return Err(DeliveryError::Empty);
         }
@@ -102,7 +115,7 @@ impl Deliverers {
         let Some(deliverer) = deliverer else {
             return Ok(Delivery::Stored);
         };
-        match deliverer.deliver(target, text).await {
+        match deliverer.deliver(target, message).await {
             Ok(()) => Ok(Delivery::Sent),
             Err(reason) => {
                 tracing::warn!(surface = target.surface.as_str(), %reason, "delivery failed");

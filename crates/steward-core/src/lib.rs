@@ -27,7 +27,9 @@ mod turn;
 pub mod usage;
 
 pub use conversations::{ConversationDesk, Deleted, DeskError, History};
-pub use delivery::{Deliver, Delivery, DeliveryError, DeliveryTarget, MAX_DELIVERY_BYTES};
+pub use delivery::{
+    Deliver, Delivery, DeliveryError, DeliveryTarget, MAX_DELIVERY_BYTES, Proactive,
+};
 pub use feed::{EventFeed, Subscription};
 pub use history::trim_history;
 pub use memory_desk::{MemoryDesk, MemoryDeskError, MemoryService};

@@ -10,7 +10,7 @@ use crate::common;
 use common::*;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use steward_core::{AgentSettings, Deliver, Delivery, DeliveryError, DeliveryTarget};
+use steward_core::{AgentSettings, Deliver, Delivery, DeliveryError, DeliveryTarget, Proactive};
 use steward_protocol::{ConversationId, FeedEvent, Role, Surface};
 use steward_store::ConversationStore;
 use steward_testkit::FakeModel;
@@ -23,15 +23,25 @@ struct Recording {
 
 #[async_trait::async_trait]
 impl Deliver for Recording {
-    async fn deliver(&self, target: &DeliveryTarget, text: &str) -> Result<(), String> {
+    async fn deliver(&self, target: &DeliveryTarget, message: &Proactive) -> Result<(), String> {
         if self.fail {
             return Err("the bot was blocked".into());
         }
+        assert_eq!(message.genre, "reminder", "the genre reaches the surface");
+        assert!(!message.trace_id.is_empty(), "and the trace id");
         self.sent
             .lock()
             .unwrap()
-            .push((target.clone(), text.to_owned()));
+            .push((target.clone(), message.text.clone()));
         Ok(())
+    }
+}
+
+fn say(text: &str) -> Proactive {
+    Proactive {
+        text: text.to_owned(),
+        genre: "reminder".to_owned(),
+        trace_id: "trace-1".to_owned(),
     }
 }
 
@@ -54,7 +64,11 @@ async fn a_delivery_is_stored_published_and_sent() {
         .register_delivery(Surface::Telegram, telegram.clone());
 
     let to = target(Surface::Telegram, "inbox");
-    let outcome = h.steward.deliver(&to, "Dentist at 14:00.").await.unwrap();
+    let outcome = h
+        .steward
+        .deliver(&to, &say("Dentist at 14:00."))
+        .await
+        .unwrap();
     assert_eq!(outcome, Delivery::Sent);
     assert_eq!(
         telegram.sent.lock().unwrap().as_slice(),
@@ -80,7 +94,10 @@ async fn a_delivery_is_stored_published_and_sent() {
     // A surface with no deliverer: stored (and on the feed), shown when next opened.
     let web = target(Surface::Web, "inbox");
     assert_eq!(
-        h.steward.deliver(&web, "Your briefing").await.unwrap(),
+        h.steward
+            .deliver(&web, &say("Your briefing"))
+            .await
+            .unwrap(),
         Delivery::Stored
     );
     assert_eq!(
@@ -105,7 +122,7 @@ async fn a_failing_surface_loses_nothing_and_bad_text_changes_nothing() {
         }),
     );
     let to = target(Surface::Telegram, "blocked");
-    let outcome = h.steward.deliver(&to, "Reminder").await.unwrap();
+    let outcome = h.steward.deliver(&to, &say("Reminder")).await.unwrap();
     assert_eq!(
         outcome,
         Delivery::SurfaceFailed("the bot was blocked".into())
@@ -121,12 +138,12 @@ async fn a_failing_surface_loses_nothing_and_bad_text_changes_nothing() {
 
     let other = target(Surface::Telegram, "untouched");
     assert!(matches!(
-        h.steward.deliver(&other, "  \n").await,
+        h.steward.deliver(&other, &say("  \n")).await,
         Err(DeliveryError::Empty)
     ));
     let huge = "x".repeat(steward_core::MAX_DELIVERY_BYTES + 1);
     assert!(matches!(
-        h.steward.deliver(&other, &huge).await,
+        h.steward.deliver(&other, &say(&huge)).await,
         Err(DeliveryError::TooLong)
     ));
     assert!(

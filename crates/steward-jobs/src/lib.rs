@@ -11,7 +11,9 @@
 pub mod job;
 pub mod runner;
 pub mod schedule;
+pub mod voice;
 pub mod when;
 
 pub use job::{Job, JobError, JobOutcome, RunContext};
 pub use runner::{JobSettings, ScheduledJob, Scheduler, Timing};
+pub use voice::{Budget, Held, Said, Speaker, Voice};

@@ -6,3 +6,4 @@
 
 mod runner;
 mod runner_support;
+mod voice;

@@ -293,6 +293,15 @@ pub trait JobStore: Send + Sync {
     /// occurrence is refused with `false` and changes nothing (a retried delivery must not
     /// count twice).
     async fn record_proactive(&self, message: &ProactiveMessage) -> Result<bool, StoreError>;
+    /// Set how the delivery of `(job, occurrence)`'s message went; false when none is
+    /// recorded. (The message is recorded before it is handed over, so a retry after a crash
+    /// finds it and does not send it twice; the outcome comes after.)
+    async fn set_proactive_delivery(
+        &self,
+        job: &str,
+        occurrence: &str,
+        delivery: ProactiveDelivery,
+    ) -> Result<bool, StoreError>;
     /// Proactive messages recorded at or after `since_ms` (for the daily cap).
     async fn proactive_count_since(&self, since_ms: i64) -> Result<u64, StoreError>;
     /// Engagement per genre with the proactive messages recorded at or after `since_ms`,
@@ -389,6 +398,17 @@ impl<T: JobStore + ?Sized> JobStore for Arc<T> {
 
     async fn record_proactive(&self, message: &ProactiveMessage) -> Result<bool, StoreError> {
         (**self).record_proactive(message).await
+    }
+
+    async fn set_proactive_delivery(
+        &self,
+        job: &str,
+        occurrence: &str,
+        delivery: ProactiveDelivery,
+    ) -> Result<bool, StoreError> {
+        (**self)
+            .set_proactive_delivery(job, occurrence, delivery)
+            .await
     }
 
     async fn proactive_count_since(&self, since_ms: i64) -> Result<u64, StoreError> {

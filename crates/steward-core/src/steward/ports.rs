@@ -9,7 +9,7 @@
 use super::Steward;
 use crate::approvals::FollowUps;
 use crate::approvals::card::render_card;
-use crate::delivery::{Deliver, Delivery, DeliveryError, DeliveryTarget};
+use crate::delivery::{Deliver, Delivery, DeliveryError, DeliveryTarget, Proactive};
 use crate::feed::{EventFeed, Subscription};
 use crate::port::{ApprovalDesk, ApprovalError, Assistant, FeedbackDesk, Resolution, TurnStream};
 use crate::turn::TurnKind;
@@ -209,16 +209,16 @@ impl Steward {
         self.inner.deliverers.register(surface, deliver);
     }
 
-    /// Put `text` in front of the owner on `target`: stored, published, sent.
+    /// Put `message` in front of the owner on `target`: stored, published, sent.
     pub async fn deliver(
         &self,
         target: &DeliveryTarget,
-        text: &str,
+        message: &Proactive,
     ) -> Result<Delivery, DeliveryError> {
         let deps = &self.inner.deps;
         self.inner
             .deliverers
-            .deliver(deps.store.as_ref(), &deps.feed, target, text)
+            .deliver(deps.store.as_ref(), &deps.feed, target, message)
             .await
     }
 }

@@ -6,8 +6,8 @@ use super::{SqliteStore, decode_err, sql_limit};
 use crate::codec::{parse_surface, surface_str};
 use crate::validate::jobs as check;
 use crate::{
-    Claim, GenreEngagement, Heartbeat, JobStore, OccurrenceEnd, OccurrenceRecord, ProactiveMessage,
-    Reminder, ReminderStatus, StoreError, validate,
+    Claim, GenreEngagement, Heartbeat, JobStore, OccurrenceEnd, OccurrenceRecord,
+    ProactiveDelivery, ProactiveMessage, Reminder, ReminderStatus, StoreError, validate,
 };
 use rusqlite::{OptionalExtension, Row, params};
 use steward_protocol::{ConversationId, PrincipalId};
@@ -15,6 +15,8 @@ use steward_protocol::{ConversationId, PrincipalId};
 const RECORD: &str = "INSERT INTO proactive_messages \
      (genre, trace_id, job, occurrence, surface, conversation, delivery, at_ms) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (job, occurrence) DO NOTHING";
+const SET_DELIVERY: &str =
+    "UPDATE proactive_messages SET delivery = ?3 WHERE job = ?1 AND occurrence = ?2";
 const COUNT_SINCE: &str = "SELECT count(*) FROM proactive_messages WHERE at_ms >= ?1";
 // Each message once, by the latest user_feedback score on its trace (highest id).
 const ENGAGEMENT: &str = "SELECT genre, count(*), \
@@ -152,6 +154,26 @@ impl JobStore for SqliteStore {
                 m.conversation.as_str(),
                 m.delivery.as_str(),
                 m.at_ms
+            ])?;
+            Ok(n == 1)
+        })
+        .await
+    }
+
+    async fn set_proactive_delivery(
+        &self,
+        job: &str,
+        occurrence: &str,
+        delivery: ProactiveDelivery,
+    ) -> Result<bool, StoreError> {
+        check::job_name(job)?;
+        check::key("occurrence key", occurrence)?;
+        let (job, occurrence) = (job.to_owned(), occurrence.to_owned());
+        self.run(move |conn| {
+            let n = conn.prepare_cached(SET_DELIVERY)?.execute(params![
+                job,
+                occurrence,
+                delivery.as_str()
             ])?;
             Ok(n == 1)
         })

@@ -1,12 +1,13 @@
 //! Messages Steward sends unasked (a reminder, a briefing): core stores them and hands them
-//! here for conversations bound to a Telegram chat.
+//! here for conversations bound to a Telegram chat. Each message sent is recorded with the
+//! proactive message's trace id and genre, so a 👍/👎 on it scores the job run that wrote it.
 //!
-//! Owns: finding the chat and sending (HTML, split). Does not own: when to speak (the
+//! Owns: finding the chat, sending (HTML, split) and recording. Does not own: when to speak (the
 //! scheduler) or storing the message (core's delivery port).
 
 use std::sync::Arc;
 
-use steward_core::{Deliver, DeliveryTarget};
+use steward_core::{Deliver, DeliveryTarget, Proactive};
 
 use super::{Shared, chats, send};
 use crate::calls::TextMode;
@@ -24,17 +25,24 @@ impl TelegramDeliver {
 
 #[async_trait::async_trait]
 impl Deliver for TelegramDeliver {
-    async fn deliver(&self, target: &DeliveryTarget, text: &str) -> Result<(), String> {
+    async fn deliver(&self, target: &DeliveryTarget, message: &Proactive) -> Result<(), String> {
         let Some(chat) = chats::chat_of(&self.shared, &target.conversation).await else {
             return Err("this conversation has no Telegram chat".to_owned());
         };
-        for part in format::telegram_messages(text) {
-            if send::send_final(&self.shared, chat, &part, TextMode::Html, None)
-                .await
-                .is_none()
-            {
+        for part in format::telegram_messages(&message.text) {
+            let Some(id) = send::send_final(&self.shared, chat, &part, TextMode::Html, None).await
+            else {
                 return Err("Telegram did not take the message; see the server log".to_owned());
-            }
+            };
+            send::record(
+                &self.shared,
+                chat,
+                id,
+                &message.trace_id,
+                &message.genre,
+                None,
+            )
+            .await;
         }
         Ok(())
     }
