@@ -9,6 +9,7 @@
 //! port), the configuration keys (the binary).
 
 pub mod job;
+pub mod jobs;
 pub mod runner;
 pub mod schedule;
 pub mod voice;

@@ -32,10 +32,46 @@ pub mod genre {
     pub const FOLLOW_UP: &str = "follow_up";
     pub const REFLECTION: &str = "reflection";
 
+    /// Every genre, in the order the report lists them.
+    pub const ALL: &[&str] = &[REMINDER, TASK, BRIEFING, RECAP, FOLLOW_UP, REFLECTION];
+
     /// Genres the owner asked for by name: not held by quiet hours or the daily cap.
     pub fn asked_for(genre: &str) -> bool {
         genre == REMINDER || genre == TASK
     }
+}
+
+/// `HH:MM-HH:MM` (local; the end may be earlier than the start: overnight), or empty: no
+/// quiet hours. `proactive.quiet_hours`'s rule.
+pub fn parse_quiet_hours(raw: &str) -> Result<Option<(NaiveTime, NaiveTime)>, String> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    let wanted = || "quiet hours must be HH:MM-HH:MM, e.g. 22:00-07:00, or empty".to_owned();
+    let (start, end) = raw.split_once('-').ok_or_else(wanted)?;
+    let time = |t: &str| NaiveTime::parse_from_str(t.trim(), "%H:%M").map_err(|_| wanted());
+    let (start, end) = (time(start)?, time(end)?);
+    if start == end {
+        return Err("quiet hours must not start and end at the same time".to_owned());
+    }
+    Ok(Some((start, end)))
+}
+
+/// Genres separated by commas (each one of `genre::ALL`), or empty.
+/// `proactive.silenced`'s rule.
+pub fn parse_silenced(raw: &str) -> Result<BTreeSet<String>, String> {
+    let mut out = BTreeSet::new();
+    for part in raw.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if !genre::ALL.contains(&part) {
+            return Err(format!(
+                "silenced genres must be among {}, separated by commas",
+                genre::ALL.join(", ")
+            ));
+        }
+        out.insert(part.to_owned());
+    }
+    Ok(out)
 }
 
 /// The owner's proactive budget (`proactive.*` settings).

@@ -4,6 +4,7 @@
 // Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod reminders_job;
 mod runner;
 mod runner_support;
 mod voice;

@@ -282,3 +282,36 @@ async fn an_occurrence_speaks_once_and_its_delivery_is_recorded() {
         "and it is not counted"
     );
 }
+
+#[test]
+fn quiet_hours_and_silenced_genres_parse_by_their_rules() {
+    use steward_jobs::voice::{parse_quiet_hours, parse_silenced};
+    let t = |h, m| NaiveTime::from_hms_opt(h, m, 0).unwrap();
+    assert_eq!(
+        parse_quiet_hours("22:00-07:00").unwrap(),
+        Some((t(22, 0), t(7, 0)))
+    );
+    assert_eq!(
+        parse_quiet_hours(" 13:15 - 14:00 ").unwrap(),
+        Some((t(13, 15), t(14, 0)))
+    );
+    assert_eq!(parse_quiet_hours("").unwrap(), None);
+    for bad in ["22-07", "25:00-07:00", "22:00", "07:00-07:00", "x"] {
+        assert!(parse_quiet_hours(bad).is_err(), "{bad}");
+    }
+    let set = parse_silenced("briefing, follow_up").unwrap();
+    assert_eq!(
+        set.into_iter().collect::<Vec<_>>(),
+        ["briefing", "follow_up"]
+    );
+    assert!(parse_silenced("").unwrap().is_empty());
+    assert!(parse_silenced("briefing,spam").is_err());
+    // Overnight quiet hours: 23:30 is quiet, 12:00 is not (Berlin).
+    let b = berlin(true, 0, &[]);
+    assert!(b.is_quiet(chrono::DateTime::from_timestamp_millis(LATE_EVENING).unwrap()));
+    assert!(
+        !b.is_quiet(
+            chrono::DateTime::from_timestamp_millis(LATE_EVENING - 11 * 3_600_000).unwrap()
+        )
+    );
+}

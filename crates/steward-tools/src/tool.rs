@@ -5,7 +5,7 @@
 //! steward-core's `taint`).
 
 use crate::ToolError;
-use steward_protocol::{ConversationId, Effect, Principal};
+use steward_protocol::{ConversationId, Effect, Principal, Surface};
 
 /// What a tool may know about the call it serves. Cloned into the spawned task that runs
 /// the tool, so keep it small.
@@ -26,6 +26,11 @@ pub struct ToolContext {
     /// whose effect no longer matches it refuses with `ToolError::EffectChanged` and
     /// changes nothing.
     pub approved_preview: Option<String>,
+    /// The surface the call came from (the conversation's): where something scheduled from
+    /// it is delivered. `System` outside a surface's turn.
+    pub surface: Surface,
+    /// The turn behind the call (its trace id), when there is one.
+    pub trace_id: Option<String>,
 }
 
 impl ToolContext {
@@ -41,7 +46,16 @@ impl ToolContext {
             timezone,
             tainted_by: Vec::new(),
             approved_preview: None,
+            surface: Surface::System,
+            trace_id: None,
         }
+    }
+
+    /// The same context, from `surface`'s turn `trace_id`.
+    pub fn from_turn(mut self, surface: Surface, trace_id: &str) -> ToolContext {
+        self.surface = surface;
+        self.trace_id = Some(trace_id.to_owned());
+        self
     }
 }
 

@@ -112,7 +112,8 @@ impl Approvals {
             action.conversation.clone(),
             principal.clone(),
             self.agent.get().timezone,
-        );
+        )
+        .from_turn(action.surface, &action.trace_id);
         // The tool compares what it would do now with what the owner saw on the card.
         ctx.approved_preview = Some(action.preview.clone());
         match self.tools.run_approved(&prepared, &ctx).await {
@@ -144,7 +145,8 @@ impl Approvals {
             action.conversation.clone(),
             principal.clone(),
             self.agent.get().timezone,
-        );
+        )
+        .from_turn(action.surface, &action.trace_id);
         let preview = match self.tools.preview(&prepared, &ctx).await {
             Some(Ok(p)) => p,
             Some(Err(e)) => format!("preview failed: {e}"),

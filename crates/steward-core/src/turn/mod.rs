@@ -311,7 +311,8 @@ async fn turn_body(
         conversation.clone(),
         inbound.principal.clone(),
         settings.timezone.clone(),
-    );
+    )
+    .from_turn(inbound.surface, ctx.turn_id.as_str());
     let mut usage = Usage::default();
     // Model-written images are never fetched by a surface that renders the reply: the
     // classic markdown-image exfiltration channel is closed here, once for every surface.
