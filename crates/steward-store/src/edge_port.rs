@@ -108,8 +108,9 @@ pub trait EdgeStore: Send + Sync {
         surface: Surface,
         chat: &EdgeKey,
     ) -> Result<Option<ConversationId>, StoreError>;
-    /// Bind a chat to a conversation, replacing any earlier binding of that chat (a /new
-    /// command starts a new conversation). The conversation need not exist yet.
+    /// Bind a chat to a conversation: from now on the chat's conversation (a /new command
+    /// starts a new one). Earlier bindings are kept as history, so the conversation the chat
+    /// left still finds it (`conversation_chat`). The conversation need not exist yet.
     async fn bind_chat(
         &self,
         surface: Surface,
@@ -117,9 +118,9 @@ pub trait EdgeStore: Send + Sync {
         conversation: &ConversationId,
         at_ms: i64,
     ) -> Result<(), StoreError>;
-    /// The chat a conversation is bound to on that surface (to deliver to it), if any: of
-    /// several chats bound to it now, the most recently bound (latest `at_ms`, then the later
-    /// call).
+    /// The chat a conversation lives in on that surface (to deliver to it), if any: of every
+    /// chat ever bound to it — also one that has since moved on to another conversation —
+    /// the most recently bound (latest `at_ms`, then the later call).
     async fn conversation_chat(
         &self,
         surface: Surface,

@@ -12,11 +12,13 @@ use steward_protocol::{ConversationId, Surface};
 const CLAIM: &str = "INSERT INTO edge_updates (surface, update_key, claimed_at_ms) \
      VALUES (?1, ?2, ?3) ON CONFLICT (surface, update_key) DO NOTHING";
 const FORGET: &str = "DELETE FROM edge_updates WHERE surface = ?1 AND claimed_at_ms < ?2";
-const CHAT_CONVERSATION: &str =
-    "SELECT conversation_id FROM edge_chats WHERE surface = ?1 AND chat = ?2";
-// REPLACE deletes the earlier binding and inserts a new row, whose id is then above every
-// other: "the later call" in `conversation_chat`'s order.
-const BIND: &str = "INSERT OR REPLACE INTO edge_chats (surface, chat, conversation_id, bound_at_ms) \
+// A chat's conversation is its latest binding; earlier ones stay, so a conversation keeps
+// the chat it lived in after that chat moved on (`conversation_chat`).
+const CHAT_CONVERSATION: &str = "SELECT conversation_id FROM edge_chats \
+     WHERE surface = ?1 AND chat = ?2 ORDER BY bound_at_ms DESC, id DESC LIMIT 1";
+// Each binding is a new row, whose id is then above every other: "the later call" in both
+// reads' order.
+const BIND: &str = "INSERT INTO edge_chats (surface, chat, conversation_id, bound_at_ms) \
      VALUES (?1, ?2, ?3, ?4)";
 const CONVERSATION_CHAT: &str = "SELECT chat FROM edge_chats \
      WHERE surface = ?1 AND conversation_id = ?2 ORDER BY bound_at_ms DESC, id DESC LIMIT 1";

@@ -58,6 +58,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../../migrations/sqlite/V14__score_genre.sql"),
     ),
     (15, include_str!("../../migrations/sqlite/V15__jobs.sql")),
+    (
+        16,
+        include_str!("../../migrations/sqlite/V16__chat_binding_history.sql"),
+    ),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose
