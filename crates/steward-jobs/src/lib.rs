@@ -12,6 +12,7 @@ pub mod job;
 pub mod jobs;
 pub mod runner;
 pub mod schedule;
+pub mod tools;
 pub mod voice;
 pub mod when;
 

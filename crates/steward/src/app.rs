@@ -214,7 +214,12 @@ pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<
         fallback: parse(&settings.fallback_model)?,
     };
     let extraction_model = parse(&settings.memory.extraction_model)?;
-    let (tools, mcp) = tools_with_mcp(settings, &memory, clock.clone())?;
+    let (mut tools, mcp) = tools_with_mcp(settings, &memory, clock.clone())?;
+    // The reminder tools, on demand (one index line each until the model needs them).
+    let job_store: Arc<dyn steward_store::JobStore> = store.clone();
+    for tool in steward_jobs::tools::reminder_tools(job_store, clock.clone()) {
+        tools.register_on_demand(tool)?;
+    }
     let steward = Steward::new(StewardDeps {
         store: store.clone(),
         models: Arc::new(models),

@@ -7,6 +7,7 @@
 //! (see `config`), storage or provider clients (it only calls their public probes).
 //! Secrets are never printed: only whether a key is set and which variable holds it.
 
+mod jobs;
 mod telegram;
 
 use std::collections::HashSet;
@@ -64,6 +65,7 @@ pub async fn run_with_problems(
         r.warn(&skipped("data dir and database"), &rerun)?;
     } else if check_data_dir(&mut r, &s.data_dir)? {
         check_database(&mut r, &s.data_dir).await?;
+        jobs::check(&mut r, s, &s.data_dir).await?;
     } else {
         r.warn(
             "database: not checked because the data dir is unusable",

@@ -9,6 +9,8 @@ pub mod approvals_cmd;
 pub mod chat;
 pub mod config;
 pub mod doctor;
+pub mod jobs_cmd;
+pub mod jobs_wiring;
 pub mod local_user;
 pub mod logging;
 pub mod mcp_cmd;

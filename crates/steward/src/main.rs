@@ -71,6 +71,12 @@ enum Command {
         #[arg(long, value_name = "N", default_value = "30", value_parser = steward::usage_cmd::parse_days)]
         days: steward_core::usage::UsageDays,
     },
+    /// Scheduled jobs: each with its schedule, next fire, last result and heartbeat; `report`
+    /// for runs, failures and how each kind of proactive message is received.
+    Jobs {
+        #[command(subcommand)]
+        command: Option<steward::jobs_cmd::JobsCommand>,
+    },
     /// Inspect configuration.
     Config {
         #[command(subcommand)]
@@ -153,6 +159,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mcp { command } => steward::mcp_cmd::run(&load()?, command).await,
         Command::User { command } => steward::user_cmd::run(&load()?, command).await,
         Command::Usage { days } => steward::usage_cmd::run(&load()?, days).await,
+        Command::Jobs { command } => steward::jobs_cmd::run(&load()?, command).await,
         Command::Config {
             command: ConfigCommand::Show,
         } => {

@@ -52,6 +52,12 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     let memory: Arc<dyn steward_core::MemoryDesk> =
         Arc::new(steward_core::MemoryService::new(app.memory.clone()));
     let telegram = crate::telegram_wiring::start(&app, settings, memory.clone(), &stop)?;
+    // After the surfaces register their deliverers: a reminder due at start is sent, not
+    // only stored.
+    let jobs = crate::jobs_wiring::start(&app, settings, &stop)?;
+    let _ = app
+        .settings
+        .on_change(Arc::new(move |s: &crate::config::Settings| jobs.apply(s)));
     let mcp = steward_mcp::StewardServer::new(memory.clone())?
         .http_router(settings.max_body_bytes, stop.child_token());
     let router = steward_server::router(

@@ -76,9 +76,20 @@ pub struct AppSettings {
     store: Arc<dyn Store>,
     steward: Steward,
     owner: PrincipalId,
+    /// Told of every committed change (the scheduler's `JobsControl`), once attached.
+    on_change: std::sync::OnceLock<Arc<dyn Fn(&Settings) + Send + Sync>>,
 }
 
 impl AppSettings {
+    /// Call `hook` with the effective settings after every change from now on (once: a
+    /// second hook is refused and returned).
+    pub fn on_change(
+        &self,
+        hook: Arc<dyn Fn(&Settings) + Send + Sync>,
+    ) -> Result<(), Arc<dyn Fn(&Settings) + Send + Sync>> {
+        self.on_change.set(hook)
+    }
+
     pub fn new(
         base: LoadedConfig,
         stored: BTreeMap<String, String>,
@@ -92,6 +103,7 @@ impl AppSettings {
             store,
             steward,
             owner,
+            on_change: std::sync::OnceLock::new(),
         }
     }
 
@@ -160,6 +172,9 @@ impl AppSettings {
             ));
         }
         *stored = next;
+        if let Some(hook) = self.on_change.get() {
+            hook(&effective.settings);
+        }
         tracing::info!(key, "setting changed in the app");
         self.view(stored, key)
     }

@@ -33,6 +33,7 @@ mod e2e_idempotency;
 mod e2e_injection;
 mod e2e_memory_desk;
 mod e2e_parts;
+mod e2e_reminders;
 mod e2e_settings;
 mod e2e_surfaces;
 mod e2e_telegram;

@@ -99,6 +99,12 @@ pub(crate) enum Rule {
     TelegramUserIds,
     /// `steward_telegram::WebhookSecret`'s rule.
     TelegramWebhookSecret,
+    /// A job schedule by `steward_jobs::schedule::Schedule`'s rule (empty = disabled).
+    Schedule,
+    /// `HH:MM-HH:MM` (`steward_jobs::voice::parse_quiet_hours`).
+    QuietHours,
+    /// Proactive genres, comma-separated (`steward_jobs::voice::parse_silenced`).
+    Genres,
 }
 
 impl Rule {
@@ -150,6 +156,14 @@ impl Rule {
             Rule::TelegramBotToken => steward_telegram::BotToken::RULE.into(),
             Rule::TelegramUserIds => steward_telegram::AllowedUsers::RULE.into(),
             Rule::TelegramWebhookSecret => steward_telegram::WebhookSecret::RULE.into(),
+            Rule::Schedule => "a schedule: `every 15m` (s, m, h, d), `daily 07:30`, `weekly mon 08:00`, \
+                 `cron 0 9 * * 1-5` (5 fields, in `timezone`), or empty to disable"
+                .into(),
+            Rule::QuietHours => "`HH:MM-HH:MM` in `timezone`, e.g. `22:00-07:00` (may pass midnight)".into(),
+            Rule::Genres => format!(
+                "genres separated by commas, each one of {}",
+                steward_jobs::voice::genre::ALL.join(", ")
+            ),
         }
     }
 
@@ -235,6 +249,9 @@ impl Rule {
             Rule::TelegramBotToken => steward_telegram::BotToken::parse(s).is_ok(),
             Rule::TelegramUserIds => steward_telegram::AllowedUsers::parse(s).is_ok(),
             Rule::TelegramWebhookSecret => steward_telegram::WebhookSecret::parse(s).is_ok(),
+            Rule::Schedule => s.parse::<steward_jobs::schedule::Schedule>().is_ok(),
+            Rule::QuietHours => steward_jobs::voice::parse_quiet_hours(s).is_ok_and(|q| q.is_some()),
+            Rule::Genres => steward_jobs::voice::parse_silenced(s).is_ok(),
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {

@@ -30,6 +30,10 @@ pub struct Settings {
     pub model_timeout: Duration,
     pub model_retries: u32,
     pub approvals: ApprovalConfig,
+    /// The scheduled jobs' schedules (`jobs.*`).
+    pub jobs: JobsSettings,
+    /// The proactive budget (`proactive.*`).
+    pub proactive: ProactiveSettings,
     pub sql: SqlConfig,
     pub web: WebSettings,
     /// The Telegram surface (`telegram.*`). `Debug` masks the bot token.
@@ -48,6 +52,24 @@ pub struct Settings {
     pub mcp_servers: Vec<steward_mcp::ServerSpec>,
     /// `[prices]` entries: the owner's price of each `provider:model`, in file order.
     pub prices: Vec<(String, steward_llm::Price)>,
+}
+
+/// The scheduled jobs (`jobs.*`): each a schedule in `steward_jobs::schedule::Schedule`'s
+/// words (`every 1m`, `daily 07:30`, `cron 0 9 * * 1-5`; empty = disabled).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobsSettings {
+    pub reminders: String,
+}
+
+/// The proactive budget (`proactive.*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProactiveSettings {
+    /// `HH:MM-HH:MM` in the owner's time zone; None: no quiet hours.
+    pub quiet_hours: Option<String>,
+    /// Most proactive messages a day; 0: no cap.
+    pub daily_cap: u32,
+    /// Genres that never speak, comma-separated; None: none.
+    pub silenced: Option<String>,
 }
 
 /// The HTTP server's connection limits, CORS origins and proxy trust (`http.*` besides the
@@ -362,6 +384,14 @@ impl Settings {
                 cli_auto_approve: false,
                 sweep: Duration::ZERO,
             },
+            jobs: JobsSettings {
+                reminders: String::new(),
+            },
+            proactive: ProactiveSettings {
+                quiet_hours: None,
+                daily_cap: 0,
+                silenced: None,
+            },
             sql: SqlConfig {
                 allow_ddl: false,
                 max_rows: 0,
@@ -494,6 +524,8 @@ impl fmt::Debug for Settings {
             .field("web", &self.web)
             .field("telegram", &self.telegram)
             .field("speech", &self.speech)
+            .field("jobs", &self.jobs)
+            .field("proactive", &self.proactive)
             .field("memory", &self.memory)
             .field("code", &self.code)
             .field("parts", &self.parts)

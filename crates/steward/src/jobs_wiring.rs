@@ -1,0 +1,136 @@
+//! The scheduler in `steward serve`: one `Scheduler` for this process (its owner name is
+//! unique, so several processes on one database share the work through leases), the jobs
+//! with their schedules from the settings, and the proactive budget — both behind `watch`
+//! channels, so a change in the app's Settings page (`AppSettings`) reschedules, disables or
+//! re-budgets a job without a restart (`JobsControl::apply`).
+//!
+//! Owns: which jobs run and what settings each gets. Does not own: the scheduler or the jobs
+//! (steward-jobs), the settings' rules (`config`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono_tz::Tz;
+use steward_jobs::jobs::RemindersJob;
+use steward_jobs::runner::{RunPolicy, WallTimer};
+use steward_jobs::schedule::Schedule;
+use steward_jobs::voice::{parse_quiet_hours, parse_silenced};
+use steward_jobs::{Budget, JobSettings, ScheduledJob, Scheduler, Voice};
+use steward_protocol::JobName;
+use steward_store::JobStore;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::app::App;
+use crate::config::Settings;
+
+/// The running jobs' settings, to change while they run.
+pub struct JobsControl {
+    reminders: watch::Sender<JobSettings>,
+    budget: watch::Sender<Budget>,
+}
+
+impl JobsControl {
+    /// Put `settings`' schedules and budget in force (the jobs see it at once).
+    pub fn apply(&self, settings: &Settings) {
+        self.reminders
+            .send_replace(job_settings(&settings.jobs.reminders, settings, reminder_policy()));
+        self.budget.send_replace(budget(settings));
+    }
+}
+
+fn zone(settings: &Settings) -> Tz {
+    settings.timezone.parse().unwrap_or(Tz::UTC)
+}
+
+/// A schedule that passed its rule at load; one that somehow does not is disabled, loudly.
+fn schedule(text: &str, key: &str) -> Schedule {
+    match text.parse::<Schedule>() {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(key, error = %e, "a job schedule did not parse; the job is disabled");
+            Schedule::Disabled
+        }
+    }
+}
+
+fn job_settings(text: &str, settings: &Settings, policy: RunPolicy) -> JobSettings {
+    JobSettings {
+        timing: Arc::new(schedule(text, "jobs")),
+        tz: zone(settings),
+        policy,
+    }
+}
+
+/// Reminders: a short attempt, retried soon; a missed minute needs no catching up (the next
+/// run delivers everything due).
+fn reminder_policy() -> RunPolicy {
+    RunPolicy {
+        timeout: Duration::from_secs(60),
+        backoff: Duration::from_secs(15),
+        max_backoff: Duration::from_secs(60),
+        ..RunPolicy::default()
+    }
+}
+
+fn budget(settings: &Settings) -> Budget {
+    let p = &settings.proactive;
+    Budget {
+        quiet: p
+            .quiet_hours
+            .as_deref()
+            .and_then(|q| parse_quiet_hours(q).ok().flatten()),
+        daily_cap: p.daily_cap,
+        silenced: p
+            .silenced
+            .as_deref()
+            .and_then(|s| parse_silenced(s).ok())
+            .unwrap_or_default(),
+        tz: zone(settings),
+    }
+}
+
+fn name(raw: &str) -> anyhow::Result<JobName> {
+    JobName::parse(raw).map_err(|e| anyhow::anyhow!("job name {raw}: {e}"))
+}
+
+/// This process's name in leases and heartbeats.
+fn owner() -> String {
+    format!(
+        "pid{}-{}",
+        std::process::id(),
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    )
+}
+
+/// Start the jobs; they stop with `stop`.
+pub fn start(app: &App, settings: &Settings, stop: &CancellationToken) -> anyhow::Result<Arc<JobsControl>> {
+    let store: Arc<dyn JobStore> = app.store.clone();
+    let timer = Arc::new(WallTimer::new(app.clock.clone()));
+    let scheduler = Scheduler::new(Arc::clone(&store), timer, owner());
+    let (budget_tx, budget_rx) = watch::channel(budget(settings));
+    let voice = Voice::new(
+        Arc::clone(&store),
+        Arc::new(app.steward.clone()),
+        app.clock.clone(),
+        budget_rx,
+    );
+    let (reminders_tx, reminders_rx) = watch::channel(job_settings(
+        &settings.jobs.reminders,
+        settings,
+        reminder_policy(),
+    ));
+    scheduler.spawn(
+        ScheduledJob {
+            name: name("reminders")?,
+            job: Arc::new(RemindersJob::new(Arc::clone(&store), voice, app.clock.clone())),
+            settings: reminders_rx,
+        },
+        stop.child_token(),
+    );
+    tracing::info!(owner = scheduler.owner(), reminders = %settings.jobs.reminders, "scheduler started");
+    Ok(Arc::new(JobsControl {
+        reminders: reminders_tx,
+        budget: budget_tx,
+    }))
+}
