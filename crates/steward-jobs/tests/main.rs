@@ -3,3 +3,9 @@
 
 // Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod schedule_cron_vectors;
+mod schedule_dst;
+mod schedule_next;
+mod schedule_parse;
+mod schedule_support;
