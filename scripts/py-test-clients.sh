@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the third-party Python clients the tests drive Steward with (the official `openai`
 # SDK) and check it with (`openapi-spec-validator` and `openapi-schema-validator` for the API
-# document), pinned, into a virtual environment at DEST.
+# document; `croniter`, an independent cron implementation the schedule tests compare next-fire
+# times with), pinned, into a virtual environment at DEST.
 #
 # Usage: scripts/py-test-clients.sh [DEST]
 #   DEST defaults to $STEWARD_TEST_PY_DIR, else target/py-clients under the repository root
@@ -45,6 +46,13 @@ PACKAGES=(
   "rfc3339-validator==0.1.4"
   "rpds-py==2026.9.1"
   "six==1.17.0"
+  # croniter and what it pulls in beyond the above: the cron vectors of the schedule tests
+  # (crates/steward-jobs/tests/schedule_cron_vectors.rs). python-dateutil stays on 2.9 (it
+  # needs six, pinned above, and supports Python 3.9; 4.x needs 3.11 and tzdata); pytz gives
+  # the tests a time-zone database of its own, not the system's.
+  "croniter==7.0.0"
+  "python-dateutil==2.9.0.post0"
+  "pytz==2026.6"
 )
 
 die() { echo "py-test-clients: error: $*" >&2; exit 1; }
@@ -57,7 +65,7 @@ want="$(printf '%s\n' "${PACKAGES[@]}")"
 command -v python3 >/dev/null 2>&1 || die "python3 not found; the OpenAI SDK tests need Python 3.9+"
 
 if [[ -f "$dest/.installed" ]] && [[ "$(cat "$dest/.installed")" == "$want" ]] \
-  && "$dest/bin/python" -c "import openai, openapi_spec_validator" >/dev/null 2>&1; then
+  && "$dest/bin/python" -c "import openai, openapi_spec_validator, croniter, pytz" >/dev/null 2>&1; then
   say "already installed in $dest"
   exit 0
 fi
@@ -68,7 +76,7 @@ say "installing ${PACKAGES[*]} into $dest"
 if ! "$dest/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "${PACKAGES[@]}" >&2; then
   die "pip install failed (is PyPI reachable?)"
 fi
-"$dest/bin/python" -c "import openai, openapi_spec_validator, openapi_schema_validator" \
-  || die "installed, but openai or the OpenAPI validators cannot be imported"
+"$dest/bin/python" -c "import openai, openapi_spec_validator, openapi_schema_validator, croniter, dateutil, pytz" \
+  || die "installed, but openai, the OpenAPI validators or croniter cannot be imported"
 echo "$want" >"$dest/.installed"
 say "installed into $dest"

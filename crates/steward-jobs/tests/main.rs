@@ -7,4 +7,9 @@
 mod reminders_job;
 mod runner;
 mod runner_support;
+mod schedule_cron_vectors;
+mod schedule_dst;
+mod schedule_next;
+mod schedule_parse;
+mod schedule_support;
 mod voice;
