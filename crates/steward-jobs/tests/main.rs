@@ -13,3 +13,4 @@ mod schedule_next;
 mod schedule_parse;
 mod schedule_support;
 mod voice;
+mod when_phrases;

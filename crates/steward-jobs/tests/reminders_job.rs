@@ -7,7 +7,7 @@ use steward_core::{Delivery, DeliveryError, DeliveryTarget, Proactive};
 use steward_jobs::jobs::RemindersJob;
 use steward_jobs::{Budget, Job, JobOutcome, RunContext, Speaker, Voice};
 use steward_protocol::{ConversationId, JobName, ManualClock, PrincipalId, Surface};
-use steward_store::{JobStore, Reminder, ReminderStatus, SqliteStore};
+use steward_store::{JobStore, Reminder, ReminderStatus};
 use tokio::sync::watch;
 
 #[derive(Default)]
@@ -65,7 +65,8 @@ fn job(store: &Arc<dyn JobStore>, speaker: &Arc<Recorder>) -> RemindersJob {
 
 #[tokio::test]
 async fn a_due_reminder_is_said_once_to_its_captured_target_and_closed() {
-    let store: Arc<dyn JobStore> = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let store: Arc<dyn JobStore> =
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let speaker = Arc::new(Recorder::default());
     let job = job(&store, &speaker);
     assert_eq!(
@@ -119,7 +120,8 @@ async fn a_due_reminder_is_said_once_to_its_captured_target_and_closed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_runners_at_once_deliver_each_reminder_once() {
-    let store: Arc<dyn JobStore> = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let store: Arc<dyn JobStore> =
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let speaker = Arc::new(Recorder::default());
     for n in 0..10 {
         store

@@ -12,7 +12,7 @@ use std::time::Duration;
 use steward_jobs::runner::{MissedPolicy, RunPolicy};
 use steward_jobs::{Job, ScheduledJob, Scheduler};
 use steward_protocol::JobName;
-use steward_store::{JobStore, OccurrenceStatus, SqliteStore};
+use steward_store::{JobStore, OccurrenceStatus};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -21,7 +21,7 @@ fn name(raw: &str) -> JobName {
 }
 
 fn memory_store() -> Arc<dyn JobStore> {
-    Arc::new(SqliteStore::open_in_memory().unwrap())
+    steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap()
 }
 
 struct Running {
@@ -402,8 +402,10 @@ async fn two_schedulers_on_one_database_run_each_occurrence_once_over_a_week() {
     let dir = std::env::temp_dir().join(format!("steward-jobs-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("steward.db");
-    let a: Arc<dyn JobStore> = Arc::new(SqliteStore::open(&path).unwrap());
-    let b: Arc<dyn JobStore> = Arc::new(SqliteStore::open(&path).unwrap());
+    let a: Arc<dyn JobStore> =
+        steward_store::open(&steward_store::StoreConfig::sqlite_file(&path)).unwrap();
+    let b: Arc<dyn JobStore> =
+        steward_store::open(&steward_store::StoreConfig::sqlite_file(&path)).unwrap();
     let d = Driver::at(MONDAY);
     let (ja, jb) = (
         Counting::arc(Behaviour::Succeed),

@@ -10,7 +10,7 @@ use steward_core::{Delivery, DeliveryError, DeliveryTarget, Proactive};
 use steward_jobs::voice::genre;
 use steward_jobs::{Budget, Held, RunContext, Said, Speaker, Voice};
 use steward_protocol::{ConversationId, JobName, ManualClock, Surface};
-use steward_store::{JobStore, SqliteStore};
+use steward_store::JobStore;
 use tokio::sync::watch;
 
 #[derive(Default)]
@@ -84,7 +84,8 @@ struct Rig {
 }
 
 fn rig(budget: Budget) -> Rig {
-    let store: Arc<dyn JobStore> = Arc::new(SqliteStore::open_in_memory().unwrap());
+    let store: Arc<dyn JobStore> =
+        steward_store::open(&steward_store::StoreConfig::in_memory()).unwrap();
     let speaker = Arc::new(Recorder::default());
     let clock = ManualClock::at_ms(LATE_EVENING);
     let (tx, rx) = watch::channel(budget);

@@ -12,7 +12,6 @@ use std::process::ExitCode;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use clap::Subcommand;
-use steward_jobs::runner::Timing;
 use steward_jobs::schedule::Schedule;
 use steward_store::{GenreEngagement, Heartbeat, JobStore, OccurrenceRecord, OccurrenceStatus};
 
@@ -38,7 +37,11 @@ pub enum JobsCommand {
 
 /// Each job the scheduler runs, with the setting that holds its schedule.
 pub fn jobs(settings: &Settings) -> Vec<(&'static str, &'static str, String)> {
-    vec![("reminders", "jobs.reminders", settings.jobs.reminders.clone())]
+    vec![(
+        "reminders",
+        "jobs.reminders",
+        settings.jobs.reminders.clone(),
+    )]
 }
 
 fn when(ms: i64, tz: Tz) -> String {
@@ -75,7 +78,12 @@ pub async fn run(loaded: &LoadedConfig, command: Option<JobsCommand>) -> anyhow:
 }
 
 /// The list `steward jobs` prints.
-pub async fn list(store: &dyn JobStore, settings: &Settings, tz: Tz, now: i64) -> anyhow::Result<String> {
+pub async fn list(
+    store: &dyn JobStore,
+    settings: &Settings,
+    tz: Tz,
+    now: i64,
+) -> anyhow::Result<String> {
     let beats = store.heartbeats().await?;
     let mut out = String::new();
     for (name, key, schedule_text) in jobs(settings) {
@@ -84,7 +92,11 @@ pub async fn list(store: &dyn JobStore, settings: &Settings, tz: Tz, now: i64) -
             .and_then(|t| schedule.next_fire(t, tz))
             .map(|t| when(t.timestamp_millis(), tz))
             .unwrap_or_else(|| "never (disabled)".to_owned());
-        let shown = if schedule_text.is_empty() { "disabled".to_owned() } else { schedule_text };
+        let shown = if schedule_text.is_empty() {
+            "disabled".to_owned()
+        } else {
+            schedule_text
+        };
         let _ = writeln!(out, "{name}  ({key} = {shown})");
         let _ = writeln!(out, "  next: {next}");
         match store.job_history(name, 1).await?.first() {
@@ -95,14 +107,22 @@ pub async fn list(store: &dyn JobStore, settings: &Settings, tz: Tz, now: i64) -
                     when(last.scheduled_ms, tz),
                     last.status.as_str(),
                     terminal_safe(&last.outcome),
-                    if last.attempts > 1 { format!(" ({} attempts)", last.attempts) } else { String::new() }
+                    if last.attempts > 1 {
+                        format!(" ({} attempts)", last.attempts)
+                    } else {
+                        String::new()
+                    }
                 );
             }
             None => {
                 let _ = writeln!(out, "  last: never ran");
             }
         }
-        let _ = writeln!(out, "  heartbeat: {}", heartbeat(beats.iter().find(|b| b.job == name), now));
+        let _ = writeln!(
+            out,
+            "  heartbeat: {}",
+            heartbeat(beats.iter().find(|b| b.job == name), now)
+        );
     }
     Ok(out)
 }
@@ -139,7 +159,12 @@ fn counts(rows: &[OccurrenceRecord], since: i64) -> Counts {
 }
 
 /// The report `steward jobs report` prints.
-pub async fn report(store: &dyn JobStore, settings: &Settings, since: i64, days: u16) -> anyhow::Result<String> {
+pub async fn report(
+    store: &dyn JobStore,
+    settings: &Settings,
+    since: i64,
+    days: u16,
+) -> anyhow::Result<String> {
     let mut out = format!("Jobs, last {days} day(s):\n");
     for (name, _, _) in jobs(settings) {
         let rows = store.job_history(name, REPORT_ROWS).await?;
@@ -153,8 +178,15 @@ pub async fn report(store: &dyn JobStore, settings: &Settings, since: i64, days:
             let _ = write!(out, ", {} running or waiting to retry", c.retrying);
         }
         out.push('\n');
-        if let Some(last_failure) = rows.iter().find(|r| r.status == OccurrenceStatus::Failed && r.scheduled_ms >= since) {
-            let _ = writeln!(out, "    last failure: {}", terminal_safe(&last_failure.outcome));
+        if let Some(last_failure) = rows
+            .iter()
+            .find(|r| r.status == OccurrenceStatus::Failed && r.scheduled_ms >= since)
+        {
+            let _ = writeln!(
+                out,
+                "    last failure: {}",
+                terminal_safe(&last_failure.outcome)
+            );
         }
     }
     let engagement = store.engagement_since(since).await?;
@@ -170,7 +202,10 @@ pub async fn report(store: &dyn JobStore, settings: &Settings, since: i64, days:
 
 fn engagement_line(g: &GenreEngagement) -> String {
     let hint = if g.sent >= 5 && g.liked == 0 && g.ignored * 10 >= g.sent * 8 {
-        format!("  — mostly ignored: consider proactive.silenced = \"{}\"", g.genre)
+        format!(
+            "  — mostly ignored: consider proactive.silenced = \"{}\"",
+            g.genre
+        )
     } else {
         String::new()
     };

@@ -33,8 +33,11 @@ pub struct JobsControl {
 impl JobsControl {
     /// Put `settings`' schedules and budget in force (the jobs see it at once).
     pub fn apply(&self, settings: &Settings) {
-        self.reminders
-            .send_replace(job_settings(&settings.jobs.reminders, settings, reminder_policy()));
+        self.reminders.send_replace(job_settings(
+            &settings.jobs.reminders,
+            settings,
+            reminder_policy(),
+        ));
         self.budget.send_replace(budget(settings));
     }
 }
@@ -104,7 +107,11 @@ fn owner() -> String {
 }
 
 /// Start the jobs; they stop with `stop`.
-pub fn start(app: &App, settings: &Settings, stop: &CancellationToken) -> anyhow::Result<Arc<JobsControl>> {
+pub fn start(
+    app: &App,
+    settings: &Settings,
+    stop: &CancellationToken,
+) -> anyhow::Result<Arc<JobsControl>> {
     let store: Arc<dyn JobStore> = app.store.clone();
     let timer = Arc::new(WallTimer::new(app.clock.clone()));
     let scheduler = Scheduler::new(Arc::clone(&store), timer, owner());
@@ -123,7 +130,11 @@ pub fn start(app: &App, settings: &Settings, stop: &CancellationToken) -> anyhow
     scheduler.spawn(
         ScheduledJob {
             name: name("reminders")?,
-            job: Arc::new(RemindersJob::new(Arc::clone(&store), voice, app.clock.clone())),
+            job: Arc::new(RemindersJob::new(
+                Arc::clone(&store),
+                voice,
+                app.clock.clone(),
+            )),
             settings: reminders_rx,
         },
         stop.child_token(),

@@ -68,6 +68,9 @@ fn binding(settings: &Settings) -> Result<ModelBinding, String> {
     })
 }
 
+/// What is told of each committed change: the effective settings after it.
+pub type SettingsHook = Arc<dyn Fn(&Settings) + Send + Sync>;
+
 pub struct AppSettings {
     /// Defaults, file and environment: what each field falls back to.
     base: LoadedConfig,
@@ -77,16 +80,13 @@ pub struct AppSettings {
     steward: Steward,
     owner: PrincipalId,
     /// Told of every committed change (the scheduler's `JobsControl`), once attached.
-    on_change: std::sync::OnceLock<Arc<dyn Fn(&Settings) + Send + Sync>>,
+    on_change: std::sync::OnceLock<SettingsHook>,
 }
 
 impl AppSettings {
     /// Call `hook` with the effective settings after every change from now on (once: a
     /// second hook is refused and returned).
-    pub fn on_change(
-        &self,
-        hook: Arc<dyn Fn(&Settings) + Send + Sync>,
-    ) -> Result<(), Arc<dyn Fn(&Settings) + Send + Sync>> {
+    pub fn on_change(&self, hook: SettingsHook) -> Result<(), SettingsHook> {
         self.on_change.set(hook)
     }
 

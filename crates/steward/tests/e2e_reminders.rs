@@ -50,21 +50,40 @@ async fn a_reminder_set_in_chat_arrives_in_its_minute_after_the_session_is_gone(
         &json!({"when": "in 1 minute", "text": "stretch your legs"}).to_string(),
     )));
     fake.push(Step::Reply(Reply::text("Reminder set.")));
-    bot.push_update(tg::private_text(1, ANN, "remind me in a minute to stretch my legs"));
-    until(&bot, "the answer", |b| texts_to(b, ANN).iter().any(|t| t.contains("Reminder set"))).await;
+    bot.push_update(tg::private_text(
+        1,
+        ANN,
+        "remind me in a minute to stretch my legs",
+    ));
+    until(&bot, "the answer", |b| {
+        texts_to(b, ANN).iter().any(|t| t.contains("Reminder set"))
+    })
+    .await;
 
     // The tool resolved the phrase in code and said the exact time back to the model.
     let requests = fake.requests();
     assert_eq!(requests.len(), 2, "the turn's two model calls");
     let second = requests[1].body.to_string();
-    assert!(second.contains("Reminder set for") && second.contains("Europe/Berlin"), "{second}");
-    assert_eq!(rows(&dir, "SELECT count(*) FROM reminders WHERE status = 'pending' AND surface = 'telegram'"), 1);
+    assert!(
+        second.contains("Reminder set for") && second.contains("Europe/Berlin"),
+        "{second}"
+    );
+    assert_eq!(
+        rows(
+            &dir,
+            "SELECT count(*) FROM reminders WHERE status = 'pending' AND surface = 'telegram'"
+        ),
+        1
+    );
     let set_in = text_of(&dir, "SELECT conversation FROM reminders");
 
     // The session that set it goes away: the chat moves on to a new conversation.
     bot.push_update(tg::private_text(2, ANN, "/new"));
     until(&bot, "the /new reply", |b| texts_to(b, ANN).len() >= 2).await;
-    let now_in = text_of(&dir, "SELECT conversation_id FROM edge_chats ORDER BY id DESC LIMIT 1");
+    let now_in = text_of(
+        &dir,
+        "SELECT conversation_id FROM edge_chats ORDER BY id DESC LIMIT 1",
+    );
     assert_ne!(set_in, now_in, "the chat is in another conversation now");
 
     // Within its minute (the job looks every minute by the wall clock: at most two minutes).
@@ -78,23 +97,48 @@ async fn a_reminder_set_in_chat_arrives_in_its_minute_after_the_session_is_gone(
     }
     let delivered = delivered.expect("the reminder arrived");
     assert!(delivered.contains("stretch your legs"), "{delivered}");
-    assert_eq!(fake.requests().len(), 2, "delivering a reminder calls no model");
-    assert_eq!(rows(&dir, "SELECT count(*) FROM reminders WHERE status = 'delivered'"), 1);
     assert_eq!(
-        rows(&dir, &format!("SELECT count(*) FROM proactive_messages WHERE genre = 'reminder' AND conversation = '{set_in}' AND delivery = 'sent'")),
+        fake.requests().len(),
+        2,
+        "delivering a reminder calls no model"
+    );
+    assert_eq!(
+        rows(
+            &dir,
+            "SELECT count(*) FROM reminders WHERE status = 'delivered'"
+        ),
+        1
+    );
+    assert_eq!(
+        rows(
+            &dir,
+            &format!(
+                "SELECT count(*) FROM proactive_messages WHERE genre = 'reminder' AND conversation = '{set_in}' AND delivery = 'sent'"
+            )
+        ),
         1,
         "recorded once, as sent to the conversation that set it"
     );
     let trace = text_of(&dir, "SELECT trace_id FROM proactive_messages");
-    let message: i64 = text_of(&dir, &format!("SELECT message FROM edge_messages WHERE genre = 'reminder' AND trace_id = '{trace}'"))
-        .parse()
-        .unwrap();
+    let message: i64 = text_of(
+        &dir,
+        &format!(
+            "SELECT message FROM edge_messages WHERE genre = 'reminder' AND trace_id = '{trace}'"
+        ),
+    )
+    .parse()
+    .unwrap();
 
     // 👍 on the reminder scores the reminder's own trace, with its genre.
     bot.push_update(tg::reaction_on(3, ANN, message, "👍"));
     let mut scored = 0;
     for _ in 0..100 {
-        scored = rows(&dir, &format!("SELECT count(*) FROM scores WHERE name = 'user_feedback' AND trace_id = '{trace}' AND genre = 'reminder' AND value = 1.0"));
+        scored = rows(
+            &dir,
+            &format!(
+                "SELECT count(*) FROM scores WHERE name = 'user_feedback' AND trace_id = '{trace}' AND genre = 'reminder' AND value = 1.0"
+            ),
+        );
         if scored == 1 {
             break;
         }
@@ -102,5 +146,9 @@ async fn a_reminder_set_in_chat_arrives_in_its_minute_after_the_session_is_gone(
     }
     assert_eq!(scored, 1);
     let report: Value = json!(rows(&dir, "SELECT count(*) FROM proactive_messages"));
-    assert_eq!(report, json!(1), "still one message: the next minutes sent nothing");
+    assert_eq!(
+        report,
+        json!(1),
+        "still one message: the next minutes sent nothing"
+    );
 }

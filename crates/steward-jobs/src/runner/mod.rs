@@ -104,9 +104,26 @@ fn millis(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
-/// The dedup key of the occurrence due at `fire_ms`: its Unix second.
+/// The dedup key of the occurrence due at `fire_ms`: its Unix second (the job is the other
+/// half of the store's key; `schedule::occurrence_key` spells both for display).
 pub fn occurrence_key(fire_ms: i64) -> String {
     format!("at-{}", fire_ms.div_euclid(1000))
+}
+
+impl Timing for crate::schedule::Schedule {
+    fn next_fire(&self, after: DateTime<Utc>, tz: Tz) -> Option<DateTime<Utc>> {
+        crate::schedule::Schedule::next_fire(self, after, tz)
+    }
+
+    fn fires_between(
+        &self,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        tz: Tz,
+        limit: usize,
+    ) -> Vec<DateTime<Utc>> {
+        crate::schedule::Schedule::fires_between(self, from, to, tz, limit)
+    }
 }
 
 impl Scheduler {

@@ -156,10 +156,14 @@ impl Rule {
             Rule::TelegramBotToken => steward_telegram::BotToken::RULE.into(),
             Rule::TelegramUserIds => steward_telegram::AllowedUsers::RULE.into(),
             Rule::TelegramWebhookSecret => steward_telegram::WebhookSecret::RULE.into(),
-            Rule::Schedule => "a schedule: `every 15m` (s, m, h, d), `daily 07:30`, `weekly mon 08:00`, \
+            Rule::Schedule => {
+                "a schedule: `every 15m` (s, m, h, d), `daily 07:30`, `weekly mon 08:00`, \
                  `cron 0 9 * * 1-5` (5 fields, in `timezone`), or empty to disable"
-                .into(),
-            Rule::QuietHours => "`HH:MM-HH:MM` in `timezone`, e.g. `22:00-07:00` (may pass midnight)".into(),
+                    .into()
+            }
+            Rule::QuietHours => {
+                "`HH:MM-HH:MM` in `timezone`, e.g. `22:00-07:00` (may pass midnight)".into()
+            }
             Rule::Genres => format!(
                 "genres separated by commas, each one of {}",
                 steward_jobs::voice::genre::ALL.join(", ")
@@ -250,7 +254,9 @@ impl Rule {
             Rule::TelegramUserIds => steward_telegram::AllowedUsers::parse(s).is_ok(),
             Rule::TelegramWebhookSecret => steward_telegram::WebhookSecret::parse(s).is_ok(),
             Rule::Schedule => s.parse::<steward_jobs::schedule::Schedule>().is_ok(),
-            Rule::QuietHours => steward_jobs::voice::parse_quiet_hours(s).is_ok_and(|q| q.is_some()),
+            Rule::QuietHours => {
+                steward_jobs::voice::parse_quiet_hours(s).is_ok_and(|q| q.is_some())
+            }
             Rule::Genres => steward_jobs::voice::parse_silenced(s).is_ok(),
             Rule::Int { .. } | Rule::Bool => false,
         };
