@@ -92,6 +92,11 @@ enum Next {
     Idle,
 }
 
+/// The same settings: the same timing value (each new one is a new `Arc`), zone and policy.
+fn same(a: &JobSettings, b: &JobSettings) -> bool {
+    Arc::ptr_eq(&a.timing, &b.timing) && a.tz == b.tz && a.policy == b.policy
+}
+
 fn ms_of(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
@@ -212,6 +217,7 @@ impl Inner {
         // Set when the settings change: a new schedule's fire times before the change were
         // never due. (A restart sets none: what was missed while down is the policy's.)
         let mut floor_ms: Option<i64> = None;
+        let mut previous: Option<JobSettings> = None;
         self.set_state(&scheduled.name, None);
         let mut settings_live = true;
         loop {
@@ -220,6 +226,12 @@ impl Inner {
             }
             let settings = scheduled.settings.borrow_and_update().clone();
             let now = self.timer.now_ms();
+            // Compared here, whichever way the loop woke (a timer and a change can be ready
+            // together): settings unlike the last seen are a change from now on.
+            if previous.as_ref().is_some_and(|p| !same(p, &settings)) {
+                floor_ms = Some(now);
+            }
+            previous = Some(settings.clone());
             if let Err(e) = self
                 .store
                 .beat(scheduled.name.as_str(), &self.owner, now)
@@ -249,9 +261,6 @@ impl Inner {
                 changed = scheduled.settings.changed(), if settings_live => {
                     // A dropped sender leaves the last settings in force.
                     settings_live = changed.is_ok();
-                    if settings_live {
-                        floor_ms = Some(self.timer.now_ms());
-                    }
                 }
                 () = self.timer.sleep_until(wake) => {}
             }
