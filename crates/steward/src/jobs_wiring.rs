@@ -33,11 +33,17 @@ pub struct JobsControl {
 impl JobsControl {
     /// Put `settings`' schedules and budget in force (the jobs see it at once).
     pub fn apply(&self, settings: &Settings) {
-        self.reminders.send_replace(job_settings(
-            &settings.jobs.reminders,
-            settings,
-            reminder_policy(),
-        ));
+        let next = job_settings(&settings.jobs.reminders, settings, reminder_policy());
+        // Only a real change is sent: a job treats new settings as a new schedule from now.
+        self.reminders.send_if_modified(|current| {
+            let same = format!("{:?}", current.timing) == format!("{:?}", next.timing)
+                && current.tz == next.tz
+                && current.policy == next.policy;
+            if !same {
+                *current = next;
+            }
+            !same
+        });
         self.budget.send_replace(budget(settings));
     }
 }
