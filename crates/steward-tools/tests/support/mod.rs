@@ -77,6 +77,17 @@ CREATE TABLE edge_chats (id INTEGER PRIMARY KEY, surface TEXT, chat TEXT, conver
 INSERT INTO edge_chats VALUES (1, 'telegram', '42', 'c1');
 CREATE TABLE edge_messages (id INTEGER PRIMARY KEY, surface TEXT, chat TEXT, message TEXT, trace_id TEXT);
 INSERT INTO edge_messages VALUES (1, 'telegram', '42', '7', 'trace-do-not-forge');
+-- The scheduler's records: a row in `reminders` would schedule a message without the
+-- approval a tool call asks for; the others could silence a job, fake its health or forge
+-- the engagement that decides what may speak.
+CREATE TABLE job_occurrences (job TEXT, occurrence TEXT, status TEXT, owner TEXT);
+INSERT INTO job_occurrences VALUES ('reminders', 'at-1', 'done', 'pid1');
+CREATE TABLE job_heartbeats (job TEXT PRIMARY KEY, owner TEXT, at_ms INTEGER);
+INSERT INTO job_heartbeats VALUES ('reminders', 'pid1', 1);
+CREATE TABLE proactive_messages (id INTEGER PRIMARY KEY, genre TEXT, trace_id TEXT);
+INSERT INTO proactive_messages VALUES (1, 'briefing', 'trace-proactive');
+CREATE TABLE reminders (id TEXT PRIMARY KEY, text TEXT, due_ms INTEGER, conversation TEXT);
+INSERT INTO reminders VALUES ('r1', 'reminder-do-not-leak', 1, 'c1');
 ";
 
 static NEXT: AtomicU32 = AtomicU32::new(0);

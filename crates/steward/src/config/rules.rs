@@ -157,7 +157,7 @@ impl Rule {
             Rule::TelegramUserIds => steward_telegram::AllowedUsers::RULE.into(),
             Rule::TelegramWebhookSecret => steward_telegram::WebhookSecret::RULE.into(),
             Rule::Schedule => {
-                "a schedule: `every 15m` (s, m, h, d), `daily 07:30`, `weekly mon 08:00`, \
+                "a schedule: `every 15m` (m, h or d; at least a minute), `daily 07:30`, `weekly mon 08:00`, \
                  `cron 0 9 * * 1-5` (5 fields, in `timezone`), or empty to disable"
                     .into()
             }
