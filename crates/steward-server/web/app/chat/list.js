@@ -116,7 +116,12 @@ export class ConversationList {
         const title = input.value.trim();
         try {
           const summary = await patch(`/api/v1/conversations/${seg(c.id)}`, { title: title || null });
+          // A listing read while the rename was on its way may have replaced `items` with the
+          // old title, and one still on its way would: the local change wins over both.
+          this.generation++;
           Object.assign(c, summary);
+          const listed = this.items.find((x) => x.id === c.id);
+          if (listed && listed !== c) Object.assign(listed, summary);
           this.plain(li, c);
           li.querySelector('.conv-link').focus();
           this.hooks.renamed?.(c);
@@ -155,6 +160,7 @@ export class ConversationList {
         h('button', { type: 'button', class: 'danger', text: 'Delete', on: { click: async () => {
           try {
             await del(`/api/v1/conversations/${seg(c.id)}`);
+            this.generation++;
             this.items = this.items.filter((x) => x.id !== c.id);
             this.paint();
             this.hooks.deleted(c.id);
