@@ -15,7 +15,7 @@ use steward_jobs::jobs::RemindersJob;
 use steward_jobs::runner::{RunPolicy, WallTimer};
 use steward_jobs::schedule::Schedule;
 use steward_jobs::voice::{parse_quiet_hours, parse_silenced};
-use steward_jobs::{Budget, JobSettings, ScheduledJob, Scheduler, Voice};
+use steward_jobs::{Budget, Job, JobSettings, ScheduledJob, Scheduler, Voice};
 use steward_protocol::JobName;
 use steward_store::JobStore;
 use tokio::sync::watch;
@@ -24,26 +24,64 @@ use tokio_util::sync::CancellationToken;
 use crate::app::App;
 use crate::config::Settings;
 
+/// A job of `steward serve`: its name, the setting that holds its schedule, how its attempts
+/// run and how it is built. Adding a job is one entry in `slots`.
+#[derive(Clone, Copy)]
+struct Slot {
+    name: &'static str,
+    /// The `jobs.*` key (for the log when it does not parse).
+    key: &'static str,
+    schedule: fn(&Settings) -> &str,
+    policy: fn() -> RunPolicy,
+    build: fn(&JobDeps) -> Arc<dyn Job>,
+}
+
+/// What the jobs are built from.
+struct JobDeps<'a> {
+    app: &'a App,
+    store: Arc<dyn JobStore>,
+    voice: Voice,
+}
+
+/// Every job, in the order `steward jobs` lists them.
+fn slots() -> Vec<Slot> {
+    vec![Slot {
+        name: "reminders",
+        key: "jobs.reminders",
+        schedule: |s| &s.jobs.reminders,
+        policy: reminder_policy,
+        build: |d| {
+            Arc::new(RemindersJob::new(
+                Arc::clone(&d.store),
+                d.voice.clone(),
+                d.app.clock.clone(),
+            ))
+        },
+    }]
+}
+
 /// The running jobs' settings, to change while they run.
 pub struct JobsControl {
-    reminders: watch::Sender<JobSettings>,
+    jobs: Vec<(Slot, watch::Sender<JobSettings>)>,
     budget: watch::Sender<Budget>,
 }
 
 impl JobsControl {
     /// Put `settings`' schedules and budget in force (the jobs see it at once).
     pub fn apply(&self, settings: &Settings) {
-        let next = job_settings(&settings.jobs.reminders, settings, reminder_policy());
-        // Only a real change is sent: a job treats new settings as a new schedule from now.
-        self.reminders.send_if_modified(|current| {
-            let same = format!("{:?}", current.timing) == format!("{:?}", next.timing)
-                && current.tz == next.tz
-                && current.policy == next.policy;
-            if !same {
-                *current = next;
-            }
-            !same
-        });
+        for (slot, sender) in &self.jobs {
+            let next = slot_settings(slot, settings);
+            // Only a real change is sent: a job treats new settings as a new schedule from now.
+            sender.send_if_modified(|current| {
+                let same = format!("{:?}", current.timing) == format!("{:?}", next.timing)
+                    && current.tz == next.tz
+                    && current.policy == next.policy;
+                if !same {
+                    *current = next;
+                }
+                !same
+            });
+        }
         self.budget.send_replace(budget(settings));
     }
 }
@@ -63,11 +101,11 @@ fn schedule(text: &str, key: &str) -> Schedule {
     }
 }
 
-fn job_settings(text: &str, settings: &Settings, policy: RunPolicy) -> JobSettings {
+fn slot_settings(slot: &Slot, settings: &Settings) -> JobSettings {
     JobSettings {
-        timing: Arc::new(schedule(text, "jobs")),
+        timing: Arc::new(schedule((slot.schedule)(settings), slot.key)),
         tz: zone(settings),
-        policy,
+        policy: (slot.policy)(),
     }
 }
 
@@ -128,26 +166,32 @@ pub fn start(
         app.clock.clone(),
         budget_rx,
     );
-    let (reminders_tx, reminders_rx) = watch::channel(job_settings(
-        &settings.jobs.reminders,
-        settings,
-        reminder_policy(),
-    ));
-    scheduler.spawn(
-        ScheduledJob {
-            name: name("reminders")?,
-            job: Arc::new(RemindersJob::new(
-                Arc::clone(&store),
-                voice,
-                app.clock.clone(),
-            )),
-            settings: reminders_rx,
-        },
-        stop.child_token(),
-    );
-    tracing::info!(owner = scheduler.owner(), reminders = %settings.jobs.reminders, "scheduler started");
+    let deps = JobDeps {
+        app,
+        store: Arc::clone(&store),
+        voice,
+    };
+    let mut jobs = Vec::new();
+    for slot in slots() {
+        let (tx, rx) = watch::channel(slot_settings(&slot, settings));
+        scheduler.spawn(
+            ScheduledJob {
+                name: name(slot.name)?,
+                job: (slot.build)(&deps),
+                settings: rx,
+            },
+            stop.child_token(),
+        );
+        tracing::info!(
+            job = slot.name,
+            schedule = (slot.schedule)(settings),
+            "job scheduled"
+        );
+        jobs.push((slot, tx));
+    }
+    tracing::info!(owner = scheduler.owner(), "scheduler started");
     Ok(Arc::new(JobsControl {
-        reminders: reminders_tx,
+        jobs,
         budget: budget_tx,
     }))
 }

@@ -59,6 +59,13 @@ pub struct Settings {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobsSettings {
     pub reminders: String,
+    pub tasks: String,
+    pub briefing: String,
+    pub weekly_recap: String,
+    pub follow_ups: String,
+    pub reflection: String,
+    pub retention: String,
+    pub backfill: String,
 }
 
 /// The proactive budget (`proactive.*`).
@@ -386,6 +393,13 @@ impl Settings {
             },
             jobs: JobsSettings {
                 reminders: String::new(),
+                tasks: String::new(),
+                briefing: String::new(),
+                weekly_recap: String::new(),
+                follow_ups: String::new(),
+                reflection: String::new(),
+                retention: String::new(),
+                backfill: String::new(),
             },
             proactive: ProactiveSettings {
                 quiet_hours: None,
