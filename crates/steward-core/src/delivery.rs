@@ -33,6 +33,10 @@ pub struct Proactive {
     pub genre: String,
     /// Unique per message.
     pub trace_id: String,
+    /// Approval cards (action ids) the message is about — a scheduled task's step waiting for
+    /// the owner: a surface that can show a card with its buttons shows each under the text;
+    /// the others leave them to their approvals page.
+    pub cards: Vec<String>,
 }
 
 /// A surface able to put a message in front of the owner unasked.

@@ -260,6 +260,7 @@ async fn tool_policy_matrix_side_effects_only_with_an_approval_for_that_payload(
         Surface::Telegram,
         Surface::Web,
         Surface::System,
+        Surface::Scheduler,
     ];
     for effect in effects {
         for surface in surfaces {

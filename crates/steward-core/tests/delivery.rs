@@ -42,6 +42,7 @@ fn say(text: &str) -> Proactive {
         text: text.to_owned(),
         genre: "reminder".to_owned(),
         trace_id: "trace-1".to_owned(),
+        cards: vec![],
     }
 }
 

@@ -238,6 +238,20 @@ impl Voice {
         genre: &str,
         text: String,
     ) -> Result<Said, JobError> {
+        self.say_with_cards(ctx, target, genre, text, Vec::new())
+            .await
+    }
+
+    /// `say`, with approval cards (action ids) the message is about, shown under it where
+    /// the surface can show a card.
+    pub async fn say_with_cards(
+        &self,
+        ctx: &RunContext,
+        target: &DeliveryTarget,
+        genre: &str,
+        text: String,
+        cards: Vec<String>,
+    ) -> Result<Said, JobError> {
         if text.trim().is_empty() || text.len() > steward_core::MAX_DELIVERY_BYTES {
             // Checked before anything is recorded: a refused message must not count.
             return Err(JobError::permanent(
@@ -269,6 +283,7 @@ impl Voice {
             text,
             genre: genre.to_owned(),
             trace_id: ctx.trace_id.clone(),
+            cards,
         };
         let delivery = match self.speaker.deliver(target, &message).await {
             Ok(d) => d,

@@ -72,6 +72,9 @@ pub enum Surface {
     Telegram,
     Web,
     System,
+    /// A recurring task the owner scheduled, run by the scheduler while nobody watches: it may
+    /// read, and a consequential step waits on a card for the owner (never auto-approved).
+    Scheduler,
 }
 
 impl Surface {
@@ -83,6 +86,7 @@ impl Surface {
             Surface::Telegram => "telegram",
             Surface::Web => "web",
             Surface::System => "system",
+            Surface::Scheduler => "scheduler",
         }
     }
 }

@@ -37,6 +37,7 @@ pub(crate) fn surface_str(surface: Surface) -> &'static str {
         Surface::Telegram => "telegram",
         Surface::Web => "web",
         Surface::System => "system",
+        Surface::Scheduler => "scheduler",
     }
 }
 
@@ -48,6 +49,7 @@ pub(crate) fn parse_surface(raw: &str) -> Option<Surface> {
         "telegram" => Surface::Telegram,
         "web" => Surface::Web,
         "system" => Surface::System,
+        "scheduler" => Surface::Scheduler,
         _ => return None,
     })
 }
@@ -65,6 +67,7 @@ mod tests {
             Surface::Telegram,
             Surface::Web,
             Surface::System,
+            Surface::Scheduler,
         ];
         for s in surfaces {
             assert_eq!(surface_str(s), s.as_str());

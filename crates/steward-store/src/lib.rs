@@ -24,6 +24,7 @@ mod open;
 mod ports;
 mod sessions_port;
 mod sqlite;
+mod tasks_port;
 mod turn_requests_port;
 mod usage_port;
 mod validate;
@@ -56,6 +57,9 @@ pub use open::{StoreConfig, StoreLocation, open};
 pub use ports::{ConversationStore, ConversationSummary, HistoryItem, KvStore, Store};
 pub use sessions_port::{MAX_USER_AGENT_LEN, Session, SessionStore};
 pub use sqlite::{SqliteStore, own_schema_names};
+pub use tasks_port::{
+    MAX_TASK_PROMPT_LEN, MAX_TASK_SCHEDULE_LEN, MAX_TASK_TITLE_LEN, Task, TaskStatus, TaskStore,
+};
 pub use turn_requests_port::{TurnRequest, TurnRequestStore};
 pub use usage_port::{
     MAX_USAGE_COST_MICRO_USD, MAX_USAGE_TOKENS, USAGE_BUCKET_SECS, UsageBucket, UsagePurpose,
@@ -84,7 +88,9 @@ pub use validate::{
 /// choosing, and one writing `edge_updates` or `edge_chats` could make a surface drop or
 /// replay updates or deliver a conversation into another chat. The scheduler's tables are
 /// here because a model writing `reminders` would schedule a message without the approval a
-/// `schedule_reminder` call asks for (or redirect one to another conversation), and one
+/// `schedule_reminder` call asks for (or redirect one to another conversation) — and one in
+/// `tasks` would run a prompt of the model's choosing on a schedule without the card that
+/// `schedule_task` shows —, and one
 /// writing `job_occurrences`, `job_heartbeats` or `proactive_messages` could silence a job,
 /// fake its health or forge the engagement that decides what may speak.
 pub const PROTECTED_TABLES: &[&str] = &[
@@ -111,6 +117,7 @@ pub const PROTECTED_TABLES: &[&str] = &[
     "job_heartbeats",
     "proactive_messages",
     "reminders",
+    "tasks",
 ];
 
 /// Every table whose name starts with this (the per-model vector tables `memory_vecb_*` and

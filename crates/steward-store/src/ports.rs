@@ -2,8 +2,8 @@
 //! Owns the semantics (documented here and enforced by `contract`); does not own any SQL.
 
 use crate::{
-    ApprovalStore, EdgeStore, JobStore, MemoryStore, SessionStore, StoreError, TurnRequestStore,
-    UsageStore,
+    ApprovalStore, EdgeStore, JobStore, MemoryStore, SessionStore, StoreError, TaskStore,
+    TurnRequestStore, UsageStore,
 };
 use std::sync::Arc;
 use steward_protocol::{ConversationId, ConversationTitle, Message};
@@ -116,6 +116,7 @@ pub trait Store:
     + UsageStore
     + EdgeStore
     + JobStore
+    + TaskStore
 {
     /// Cheap liveness check (for /health and `steward doctor`).
     async fn ping(&self) -> Result<(), StoreError>;

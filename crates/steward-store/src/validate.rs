@@ -7,6 +7,7 @@ pub(crate) mod edge;
 mod genre;
 pub(crate) mod jobs;
 pub(crate) mod memory;
+pub(crate) mod tasks;
 mod text;
 pub(crate) mod usage;
 

@@ -34,7 +34,9 @@ impl Default for ApprovalSettings {
 
 /// The policy table. Read and memory (Steward's own notes and facts) are allowed on every
 /// surface a human uses; everything else asks. `Surface::System` (work nobody is watching)
-/// may read, never act.
+/// may read, never act. `Surface::Scheduler` (a task the owner scheduled) may read and asks for
+/// everything else: its card waits for the owner, and the terminal's auto-approve never
+/// reaches it (nobody is at the terminal when a task runs).
 pub fn decide(effect: Effect, surface: Surface, settings: &ApprovalSettings) -> PolicyDecision {
     let consequential = matches!(
         effect,
@@ -45,9 +47,12 @@ pub fn decide(effect: Effect, surface: Surface, settings: &ApprovalSettings) -> 
         Surface::System => PolicyDecision::Allow,
         _ if !consequential => PolicyDecision::Allow,
         Surface::Cli if settings.cli_auto_approve => PolicyDecision::Allow,
-        Surface::Cli | Surface::Http | Surface::OpenAiApi | Surface::Telegram | Surface::Web => {
-            PolicyDecision::Ask
-        }
+        Surface::Cli
+        | Surface::Http
+        | Surface::OpenAiApi
+        | Surface::Telegram
+        | Surface::Web
+        | Surface::Scheduler => PolicyDecision::Ask,
     }
 }
 
@@ -62,13 +67,14 @@ mod tests {
         Effect::External,
         Effect::Destructive,
     ];
-    const SURFACES: [Surface; 6] = [
+    const SURFACES: [Surface; 7] = [
         Surface::Cli,
         Surface::Http,
         Surface::OpenAiApi,
         Surface::Telegram,
         Surface::Web,
         Surface::System,
+        Surface::Scheduler,
     ];
 
     #[test]
@@ -103,6 +109,24 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_scheduled_task_asks_for_every_consequential_step_even_with_auto_approve() {
+        let auto = ApprovalSettings {
+            cli_auto_approve: true,
+            ..ApprovalSettings::default()
+        };
+        for effect in [Effect::Write, Effect::External, Effect::Destructive] {
+            assert_eq!(
+                decide(effect, Surface::Scheduler, &auto),
+                PolicyDecision::Ask
+            );
+        }
+        assert_eq!(
+            decide(Effect::Read, Surface::Scheduler, &auto),
+            PolicyDecision::Allow
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod proactive;
 mod races;
 mod read_side;
 mod sessions;
+mod tasks;
 mod transitions;
 mod turn_requests;
 mod usage;
@@ -49,6 +50,7 @@ pub use proactive::*;
 pub use races::*;
 pub use read_side::*;
 pub use sessions::*;
+pub use tasks::*;
 pub use transitions::{
     expected_hash_mismatch_conflicts, expired_action_cannot_be_confirmed,
     revision_replaces_payload_and_bumps, transition_applies_only_from_expected_status,
@@ -135,6 +137,8 @@ pub async fn run_all(store: &dyn Store) {
     proactive_input_limits(store).await;
     reminders_round_trip_fall_due_and_close_once(store).await;
     reminder_input_limits(store).await;
+    tasks_round_trip_list_and_cancel_once(store).await;
+    task_input_limits(store).await;
     // Memory.
     run_memory(store).await;
 }

@@ -20,6 +20,7 @@ mod migrate;
 mod own_schema;
 mod proactive;
 mod sessions;
+mod tasks;
 mod turn_requests;
 mod usage;
 pub(crate) use error::decode_err;

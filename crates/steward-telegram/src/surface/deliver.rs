@@ -2,14 +2,14 @@
 //! here for conversations bound to a Telegram chat. Each message sent is recorded with the
 //! proactive message's trace id and genre, so a 👍/👎 on it scores the job run that wrote it.
 //!
-//! Owns: finding the chat, sending (HTML, split) and recording. Does not own: when to speak (the
+//! Owns: finding the chat, sending (HTML, split, then the message's cards) and recording. Does not own: when to speak (the
 //! scheduler) or storing the message (core's delivery port).
 
 use std::sync::Arc;
 
 use steward_core::{Deliver, DeliveryTarget, Proactive};
 
-use super::{Shared, chats, send};
+use super::{Shared, card_view, chats, send};
 use crate::calls::TextMode;
 use crate::format;
 
@@ -43,6 +43,11 @@ impl Deliver for TelegramDeliver {
                 None,
             )
             .await;
+        }
+        // A card the message is about (a scheduled task's step waiting for the owner) goes
+        // under it with its buttons, recorded like any card so a press is checked the same way.
+        for action_id in &message.cards {
+            card_view::post(&self.shared, chat, action_id, &message.trace_id).await;
         }
         Ok(())
     }
