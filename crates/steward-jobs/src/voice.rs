@@ -203,6 +203,11 @@ impl Voice {
         }
     }
 
+    /// The owner's time zone now (the budget's: it follows the `timezone` setting).
+    pub fn tz(&self) -> Tz {
+        self.budget.borrow().tz
+    }
+
     /// Whether a message of `genre` would be held now, and why.
     pub async fn held(&self, genre: &str) -> Result<Option<Held>, JobError> {
         let budget = self.budget.borrow().clone();

@@ -12,5 +12,7 @@ mod schedule_dst;
 mod schedule_next;
 mod schedule_parse;
 mod schedule_support;
+mod task_tools;
+mod tasks_job;
 mod voice;
 mod when_phrases;

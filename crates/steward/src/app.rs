@@ -215,9 +215,14 @@ pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<
     };
     let extraction_model = parse(&settings.memory.extraction_model)?;
     let (mut tools, mcp) = tools_with_mcp(settings, &memory, clock.clone())?;
-    // The reminder tools, on demand (one index line each until the model needs them).
+    // The reminder and task tools, on demand (one index line each until the model needs
+    // them).
     let job_store: Arc<dyn steward_store::JobStore> = store.clone();
-    for tool in steward_jobs::tools::reminder_tools(job_store, clock.clone()) {
+    let task_store: Arc<dyn steward_store::TaskStore> = store.clone();
+    for tool in steward_jobs::tools::reminder_tools(job_store, clock.clone())
+        .into_iter()
+        .chain(steward_jobs::tools::task_tools(task_store, clock.clone()))
+    {
         tools.register_on_demand(tool)?;
     }
     let steward = Steward::new(StewardDeps {

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono_tz::Tz;
-use steward_jobs::jobs::RemindersJob;
+use steward_jobs::jobs::{RemindersJob, TasksJob};
 use steward_jobs::runner::{RunPolicy, WallTimer};
 use steward_jobs::schedule::Schedule;
 use steward_jobs::voice::{parse_quiet_hours, parse_silenced};
 use steward_jobs::{Budget, Job, JobSettings, ScheduledJob, Scheduler, Voice};
-use steward_protocol::JobName;
+use steward_protocol::{JobName, Principal};
 use steward_store::JobStore;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -41,24 +41,51 @@ struct JobDeps<'a> {
     app: &'a App,
     store: Arc<dyn JobStore>,
     voice: Voice,
+    /// The owner, whom recurring tasks run for.
+    owner: Principal,
+    /// This process's name in leases.
+    lease_owner: String,
 }
 
 /// Every job, in the order `steward jobs` lists them.
 fn slots() -> Vec<Slot> {
-    vec![Slot {
-        name: "reminders",
-        key: "jobs.reminders",
-        schedule: |s| &s.jobs.reminders,
-        policy: reminder_policy,
-        build: |d| {
-            Arc::new(RemindersJob::new(
-                Arc::clone(&d.store),
-                d.voice.clone(),
-                d.app.clock.clone(),
-            ))
+    vec![
+        Slot {
+            name: "reminders",
+            key: "jobs.reminders",
+            schedule: |s| &s.jobs.reminders,
+            policy: reminder_policy,
+            build: |d| {
+                Arc::new(RemindersJob::new(
+                    Arc::clone(&d.store),
+                    d.voice.clone(),
+                    d.app.clock.clone(),
+                ))
+            },
         },
-    }]
+        Slot {
+            name: "tasks",
+            key: "jobs.tasks",
+            schedule: |s| &s.jobs.tasks,
+            policy: task_policy,
+            build: |d| {
+                Arc::new(TasksJob::new(
+                    d.app.store.clone(),
+                    Arc::clone(&d.store),
+                    Arc::new(d.app.steward.clone()),
+                    d.owner.clone(),
+                    d.voice.clone(),
+                    d.app.clock.clone(),
+                    d.lease_owner.clone(),
+                    TASK_RUN_TIMEOUT,
+                ))
+            },
+        },
+    ]
 }
+
+/// Longest run of one recurring task (its turn is cancelled past it, and retried).
+const TASK_RUN_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
 /// The running jobs' settings, to change while they run.
 pub struct JobsControl {
@@ -120,6 +147,17 @@ fn reminder_policy() -> RunPolicy {
     }
 }
 
+/// Tasks: a tick claims each due task's run on its own lease and waits for the runs; its own
+/// attempt must outlast the longest run.
+fn task_policy() -> RunPolicy {
+    RunPolicy {
+        timeout: TASK_RUN_TIMEOUT + Duration::from_secs(120),
+        backoff: Duration::from_secs(30),
+        max_backoff: Duration::from_secs(120),
+        ..RunPolicy::default()
+    }
+}
+
 fn budget(settings: &Settings) -> Budget {
     let p = &settings.proactive;
     Budget {
@@ -158,7 +196,8 @@ pub fn start(
 ) -> anyhow::Result<Arc<JobsControl>> {
     let store: Arc<dyn JobStore> = app.store.clone();
     let timer = Arc::new(WallTimer::new(app.clock.clone()));
-    let scheduler = Scheduler::new(Arc::clone(&store), timer, owner());
+    let lease_owner = owner();
+    let scheduler = Scheduler::new(Arc::clone(&store), timer, lease_owner.clone());
     let (budget_tx, budget_rx) = watch::channel(budget(settings));
     let voice = Voice::new(
         Arc::clone(&store),
@@ -170,6 +209,10 @@ pub fn start(
         app,
         store: Arc::clone(&store),
         voice,
+        // The scheduler's authentication step: tasks run for the owner who set them (a
+        // task stored for anyone else never runs: `TasksJob` checks).
+        owner: Principal::authenticated(crate::app::owner_id(settings)?),
+        lease_owner,
     };
     let mut jobs = Vec::new();
     for slot in slots() {

@@ -5,5 +5,7 @@
 //! Owns: what each job does. Does not own: when it runs (`runner`), how it speaks (`voice`).
 
 pub mod reminders;
+pub mod tasks;
 
 pub use reminders::RemindersJob;
+pub use tasks::TasksJob;

@@ -14,6 +14,8 @@ const AUTHENTICATION_STEPS: &[&str] = &[
     "steward-server/src/auth.rs",
     "steward/src/local_user.rs",
     "steward-telegram/src/auth.rs",
+    // The scheduler: recurring tasks run for the owner who set them, nobody else.
+    "steward/src/jobs_wiring.rs",
 ];
 
 /// The one constructor, however it is called (`Principal::authenticated(id)`, or passed
