@@ -36,6 +36,7 @@ mod e2e_parts;
 mod e2e_reminders;
 mod e2e_settings;
 mod e2e_surfaces;
+mod e2e_tasks;
 mod e2e_telegram;
 mod e2e_telegram_media;
 mod e2e_terminal;
