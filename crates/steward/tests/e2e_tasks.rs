@@ -168,7 +168,7 @@ async fn a_task_set_in_chat_runs_on_time_and_its_consequential_step_waits_for_th
         count(
             &dir,
             &format!(
-                "SELECT count(*) FROM proactive_messages WHERE genre = 'task' AND job = 'tasks' AND conversation = '{set_in}' AND delivery = 'sent'"
+                "SELECT count(*) FROM proactive_messages WHERE genre = 'task' AND job = 'task-runs' AND conversation = '{set_in}' AND delivery = 'sent'"
             )
         ),
         1,
@@ -208,7 +208,7 @@ async fn a_task_set_in_chat_runs_on_time_and_its_consequential_step_waits_for_th
     assert_eq!(
         count(
             &dir,
-            "SELECT count(*) FROM job_occurrences WHERE job = 'tasks' AND occurrence LIKE 'task-%'"
+            "SELECT count(*) FROM job_occurrences WHERE job = 'task-runs' AND occurrence LIKE 'task-%'"
         ),
         1
     );

@@ -4,8 +4,9 @@
 //! of its own (`task-<id>`: its runs see each other, the owner's chat stays clean); the answer
 //! and any card go to the target captured when the task was set.
 //!
-//! Exactly once per fire, across restarts and processes: each fire is an occurrence of this
-//! job, `task-<id>-at-<unix seconds>`, claimed with a lease longer than a run may take, before
+//! Exactly once per fire, across restarts and processes: each fire is an occurrence of the
+//! job `task-runs` (`TASK_RUNS`: not this tick's own name, whose latest occurrence the
+//! scheduler reads to know where its schedule stands), `task-<id>-at-<unix seconds>`, claimed with a lease longer than a run may take, before
 //! the model is called; the message is said under that key too. Only the latest fire of a
 //! task counts, and only while it is at most `MAX_LATE` old: a task missed for a day while the
 //! machine slept runs once on waking, not once per missed fire. A failed run is retried
@@ -20,7 +21,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use steward_core::{Assistant, DeliveryTarget};
-use steward_protocol::{Clock, ConversationId, Inbound, Principal, Surface, TurnEvent};
+use steward_protocol::{Clock, ConversationId, Inbound, JobName, Principal, Surface, TurnEvent};
 use steward_store::{Claim, JobStore, OccurrenceEnd, Task, TaskStore};
 use tokio::task::JoinSet;
 
@@ -28,6 +29,8 @@ use crate::job::{Job, JobError, JobOutcome, RunContext};
 use crate::schedule::Schedule;
 use crate::voice::{Voice, genre};
 
+/// The job name each task fire is recorded under (its occurrences, its message).
+pub const TASK_RUNS: &str = "task-runs";
 /// The oldest fire still run (a later one supersedes it).
 pub const MAX_LATE: Duration = Duration::from_secs(6 * 3600);
 /// Runs of one fire, the first included.
@@ -174,7 +177,7 @@ impl TasksJob {
         let claim = self
             .jobs
             .claim_occurrence(
-                ctx.job.as_str(),
+                TASK_RUNS,
                 &key,
                 fire.timestamp_millis(),
                 &self.lease_owner,
@@ -192,7 +195,6 @@ impl TasksJob {
         };
         let Some(conversation) = task_conversation(&task.id) else {
             self.end(
-                ctx,
                 &key,
                 OccurrenceEnd::Failed,
                 "the task id makes no conversation id",
@@ -200,7 +202,11 @@ impl TasksJob {
             .await;
             return RunFire::Failed;
         };
+        let Ok(runs) = JobName::parse(TASK_RUNS) else {
+            return RunFire::NotMine;
+        };
         let one = RunContext {
+            job: runs,
             occurrence: key.clone(),
             trace_id: uuid::Uuid::new_v4().simple().to_string(),
             attempt,
@@ -224,18 +230,18 @@ impl TasksJob {
                     .await;
                 match said {
                     Ok(_) => {
-                        self.end(ctx, &key, OccurrenceEnd::Done, "ran and answered")
+                        self.end(&key, OccurrenceEnd::Done, "ran and answered")
                             .await;
                         RunFire::Ran
                     }
                     Err(e) => {
-                        self.retry_or_fail(ctx, &one, task, &target, &e.message, !e.permanent)
+                        self.retry_or_fail(&one, task, &target, &e.message, !e.permanent)
                             .await
                     }
                 }
             }
             Ran::Failed { message, retryable } => {
-                self.retry_or_fail(ctx, &one, task, &target, &message, retryable)
+                self.retry_or_fail(&one, task, &target, &message, retryable)
                     .await
             }
         }
@@ -243,7 +249,6 @@ impl TasksJob {
 
     async fn retry_or_fail(
         &self,
-        ctx: &RunContext,
         one: &RunContext,
         task: &Task,
         target: &DeliveryTarget,
@@ -255,13 +260,8 @@ impl TasksJob {
                 .clock
                 .now_ms()
                 .saturating_add(i64::try_from(RETRY_AFTER.as_millis()).unwrap_or(i64::MAX));
-            self.end(
-                ctx,
-                &one.occurrence,
-                OccurrenceEnd::Retry { at_ms: at },
-                message,
-            )
-            .await;
+            self.end(&one.occurrence, OccurrenceEnd::Retry { at_ms: at }, message)
+                .await;
             return RunFire::Retrying;
         }
         let notice = format!(
@@ -271,16 +271,16 @@ impl TasksJob {
         if let Err(e) = self.voice.say(one, target, genre::TASK, notice).await {
             tracing::warn!(task = %task.id, error = %e, "could not tell the owner a task failed");
         }
-        self.end(ctx, &one.occurrence, OccurrenceEnd::Failed, message)
+        self.end(&one.occurrence, OccurrenceEnd::Failed, message)
             .await;
         RunFire::Failed
     }
 
-    async fn end(&self, ctx: &RunContext, key: &str, end: OccurrenceEnd, outcome: &str) {
+    async fn end(&self, key: &str, end: OccurrenceEnd, outcome: &str) {
         if let Err(e) = self
             .jobs
             .end_occurrence(
-                ctx.job.as_str(),
+                TASK_RUNS,
                 key,
                 &self.lease_owner,
                 end,
