@@ -14,5 +14,6 @@ mod schedule_parse;
 mod schedule_support;
 mod task_tools;
 mod tasks_job;
+mod two_processes;
 mod voice;
 mod when_phrases;
