@@ -23,6 +23,7 @@ mod cors;
 mod error;
 mod events;
 mod headers;
+mod jobs;
 mod listen;
 mod memory;
 mod mini_app;
@@ -50,6 +51,7 @@ use steward_protocol::{Clock, PartLimits, PrincipalId, SystemClock};
 
 pub use cors::CorsOrigins;
 pub use headers::CONTENT_SECURITY_POLICY_VALUE;
+pub use jobs::{Cancelled, JobRun, JobSummary, JobsDesk, JobsDeskError, TaskSummary};
 pub use listen::{ConnLimits, serve, serve_with};
 pub use mini_app::{MINI_APP_CONTENT_SECURITY_POLICY, MiniAppCheck};
 pub use session::WebSignIn;
@@ -107,6 +109,9 @@ pub struct ServerConfig {
     pub trusted_proxy: bool,
     /// What `/api/v1/status` shows beyond version and uptime; `None` = it answers 503.
     pub status: Option<Arc<dyn StatusSource>>,
+    /// The scheduler behind `/api/v1/jobs` and `/api/v1/scheduled/…`; `None` = they answer
+    /// 503 (no scheduler runs: `steward serve` starts one).
+    pub jobs: Option<Arc<dyn JobsDesk>>,
     /// The Telegram Mini App's credential check (`Authorization: tma <initData>` on `/api/`);
     /// `None` = that credential authenticates nothing.
     pub mini_app: Option<Arc<dyn MiniAppCheck>>,
@@ -134,6 +139,7 @@ impl ServerConfig {
             sign_in: None,
             trusted_proxy: false,
             status: None,
+            jobs: None,
             mini_app: None,
             telegram_webhook: None,
         }
@@ -187,6 +193,7 @@ pub(crate) struct AppState {
     pub(crate) sessions: Option<Arc<session::Sessions>>,
     pub(crate) trusted_proxy: bool,
     pub(crate) status: Option<Arc<dyn StatusSource>>,
+    pub(crate) jobs: Option<Arc<dyn JobsDesk>>,
     pub(crate) mini_app: Option<Arc<dyn MiniAppCheck>>,
     pub(crate) telegram_webhook: Option<Arc<dyn WebhookSink>>,
 }
@@ -218,6 +225,7 @@ pub fn router(
             .map(|s| Arc::new(session::Sessions::new(s, cfg.clock.clone()))),
         trusted_proxy: cfg.trusted_proxy,
         status: cfg.status,
+        jobs: cfg.jobs,
         mini_app: cfg.mini_app,
         telegram_webhook: cfg.telegram_webhook,
     };
