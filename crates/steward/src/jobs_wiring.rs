@@ -17,7 +17,7 @@ use steward_jobs::schedule::Schedule;
 use steward_jobs::voice::{parse_quiet_hours, parse_silenced};
 use steward_jobs::{Budget, Job, JobSettings, ScheduledJob, Scheduler, Voice};
 use steward_protocol::{JobName, Principal};
-use steward_store::JobStore;
+use steward_store::{Claim, JobStore};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -87,19 +87,48 @@ fn slots() -> Vec<Slot> {
 /// Longest run of one recurring task (its turn is cancelled past it, and retried).
 const TASK_RUN_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
-/// The running jobs' settings, to change while they run.
+/// A job running in this process.
+struct Running {
+    slot: Slot,
+    settings: watch::Sender<JobSettings>,
+    job: Arc<dyn Job>,
+}
+
+/// The running jobs: their settings, to change while they run, and a way to run one now.
 pub struct JobsControl {
-    jobs: Vec<(Slot, watch::Sender<JobSettings>)>,
+    scheduler: Scheduler,
+    jobs: Vec<Running>,
     budget: watch::Sender<Budget>,
+    /// The settings last put in force (what `steward jobs`-style views read).
+    current: std::sync::Mutex<Settings>,
+}
+
+/// A job's name, the setting that holds its schedule, and the schedule's text now.
+pub struct JobSchedule {
+    pub name: &'static str,
+    pub key: &'static str,
+    pub schedule: String,
+}
+
+/// Every job of `steward serve` with its schedule in `settings`, in listing order.
+pub fn schedules(settings: &Settings) -> Vec<JobSchedule> {
+    slots()
+        .into_iter()
+        .map(|slot| JobSchedule {
+            name: slot.name,
+            key: slot.key,
+            schedule: (slot.schedule)(settings).to_owned(),
+        })
+        .collect()
 }
 
 impl JobsControl {
     /// Put `settings`' schedules and budget in force (the jobs see it at once).
     pub fn apply(&self, settings: &Settings) {
-        for (slot, sender) in &self.jobs {
-            let next = slot_settings(slot, settings);
+        for running in &self.jobs {
+            let next = slot_settings(&running.slot, settings);
             // Only a real change is sent: a job treats new settings as a new schedule from now.
-            sender.send_if_modified(|current| {
+            running.settings.send_if_modified(|current| {
                 let same = format!("{:?}", current.timing) == format!("{:?}", next.timing)
                     && current.tz == next.tz
                     && current.policy == next.policy;
@@ -110,6 +139,33 @@ impl JobsControl {
             });
         }
         self.budget.send_replace(budget(settings));
+        match self.current.lock() {
+            Ok(mut c) => *c = settings.clone(),
+            Err(poisoned) => *poisoned.into_inner() = settings.clone(),
+        }
+    }
+
+    /// The settings last put in force.
+    pub fn settings(&self) -> Settings {
+        match self.current.lock() {
+            Ok(c) => c.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// Run `name` once now, outside its schedule, under a key of its own
+    /// (`manual-<unix ms>`), and wait for the attempt's end. None: no such job.
+    pub async fn run_now(&self, name: &str) -> anyhow::Result<Option<(String, Claim)>> {
+        let Some(running) = self.jobs.iter().find(|r| r.slot.name == name) else {
+            return Ok(None);
+        };
+        let key = format!("manual-{}", uuid::Uuid::new_v4().simple());
+        let policy = (running.slot.policy)();
+        let claim = self
+            .scheduler
+            .run_now(&self::name(name)?, &running.job, &policy, &key)
+            .await?;
+        Ok(Some((key, claim)))
     }
 }
 
@@ -217,24 +273,27 @@ pub fn start(
     let mut jobs = Vec::new();
     for slot in slots() {
         let (tx, rx) = watch::channel(slot_settings(&slot, settings));
+        let job = (slot.build)(&deps);
         scheduler.spawn(
             ScheduledJob {
                 name: name(slot.name)?,
-                job: (slot.build)(&deps),
+                job: Arc::clone(&job),
                 settings: rx,
             },
             stop.child_token(),
         );
-        tracing::info!(
-            job = slot.name,
-            schedule = (slot.schedule)(settings),
-            "job scheduled"
-        );
-        jobs.push((slot, tx));
+        tracing::info!(job = slot.name, schedule = (slot.schedule)(settings), "job scheduled");
+        jobs.push(Running {
+            slot,
+            settings: tx,
+            job,
+        });
     }
     tracing::info!(owner = scheduler.owner(), "scheduler started");
     Ok(Arc::new(JobsControl {
+        scheduler,
         jobs,
         budget: budget_tx,
+        current: std::sync::Mutex::new(settings.clone()),
     }))
 }

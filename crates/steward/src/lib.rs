@@ -10,6 +10,7 @@ pub mod chat;
 pub mod config;
 pub mod doctor;
 pub mod jobs_cmd;
+pub mod jobs_desk;
 pub mod jobs_wiring;
 pub mod local_user;
 pub mod logging;

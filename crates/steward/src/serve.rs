@@ -55,6 +55,11 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     // After the surfaces register their deliverers: a reminder due at start is sent, not
     // only stored.
     let jobs = crate::jobs_wiring::start(&app, settings, &stop)?;
+    let jobs_desk = Arc::new(crate::jobs_desk::AppJobsDesk::new(
+        jobs.clone(),
+        app.store.clone(),
+        app.clock.clone(),
+    ));
     let _ = app
         .settings
         .on_change(Arc::new(move |s: &crate::config::Settings| jobs.apply(s)));
@@ -87,6 +92,7 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
                 app::database_path(settings),
                 crate::logging::recent::installed(),
             ))),
+            jobs: Some(jobs_desk),
         },
     );
     let limits = ConnLimits {
