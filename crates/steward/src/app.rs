@@ -174,6 +174,12 @@ pub fn web_config(settings: &Settings) -> anyhow::Result<steward_web::WebConfig>
     })
 }
 
+/// The settings in force: `base` with the values set in the app (kept in `store`) over it.
+pub async fn effective(base: &LoadedConfig, store: &dyn Store) -> anyhow::Result<Settings> {
+    let stored = crate::settings_desk::read_stored(store).await?;
+    Ok(base.with_runtime(&stored).0.settings)
+}
+
 /// Build the app from the loaded configuration with the values set in the app's Settings
 /// page (kept in the store) applied over it.
 pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<App> {

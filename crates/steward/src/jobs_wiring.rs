@@ -159,7 +159,7 @@ impl JobsControl {
         let Some(running) = self.jobs.iter().find(|r| r.slot.name == name) else {
             return Ok(None);
         };
-        let key = format!("manual-{}", uuid::Uuid::new_v4().simple());
+        let key = manual_key();
         let policy = (running.slot.policy)();
         let claim = self
             .scheduler
@@ -244,12 +244,11 @@ fn owner() -> String {
     )
 }
 
-/// Start the jobs; they stop with `stop`.
-pub fn start(
-    app: &App,
+/// A scheduler for this process, the budget's sender, and what the jobs are built from.
+fn parts<'a>(
+    app: &'a App,
     settings: &Settings,
-    stop: &CancellationToken,
-) -> anyhow::Result<Arc<JobsControl>> {
+) -> anyhow::Result<(Scheduler, watch::Sender<Budget>, JobDeps<'a>)> {
     let store: Arc<dyn JobStore> = app.store.clone();
     let timer = Arc::new(WallTimer::new(app.clock.clone()));
     let lease_owner = owner();
@@ -263,13 +262,47 @@ pub fn start(
     );
     let deps = JobDeps {
         app,
-        store: Arc::clone(&store),
+        store,
         voice,
         // The scheduler's authentication step: tasks run for the owner who set them (a
         // task stored for anyone else never runs: `TasksJob` checks).
         owner: Principal::authenticated(crate::app::owner_id(settings)?),
         lease_owner,
     };
+    Ok((scheduler, budget_tx, deps))
+}
+
+/// The key of an occurrence run on request, outside the schedule.
+fn manual_key() -> String {
+    format!("manual-{}", uuid::Uuid::new_v4().simple())
+}
+
+/// Run the job `name` once in this process, outside its schedule (`steward jobs run`), and
+/// return its occurrence as recorded; None: no such job.
+pub async fn run_once(
+    app: &App,
+    settings: &Settings,
+    job_name: &str,
+) -> anyhow::Result<Option<steward_store::OccurrenceRecord>> {
+    let Some(slot) = slots().into_iter().find(|s| s.name == job_name) else {
+        return Ok(None);
+    };
+    let (scheduler, _budget, deps) = parts(app, settings)?;
+    let job = (slot.build)(&deps);
+    let key = manual_key();
+    scheduler
+        .run_now(&name(job_name)?, &job, &(slot.policy)(), &key)
+        .await?;
+    Ok(app.store.occurrence(job_name, &key).await?)
+}
+
+/// Start the jobs; they stop with `stop`.
+pub fn start(
+    app: &App,
+    settings: &Settings,
+    stop: &CancellationToken,
+) -> anyhow::Result<Arc<JobsControl>> {
+    let (scheduler, budget_tx, deps) = parts(app, settings)?;
     let mut jobs = Vec::new();
     for slot in slots() {
         let (tx, rx) = watch::channel(slot_settings(&slot, settings));
@@ -282,7 +315,11 @@ pub fn start(
             },
             stop.child_token(),
         );
-        tracing::info!(job = slot.name, schedule = (slot.schedule)(settings), "job scheduled");
+        tracing::info!(
+            job = slot.name,
+            schedule = (slot.schedule)(settings),
+            "job scheduled"
+        );
         jobs.push(Running {
             slot,
             settings: tx,

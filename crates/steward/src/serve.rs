@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 use steward_server::{ConnLimits, ServerConfig, WebSignIn};
 use tokio_util::sync::CancellationToken;
 
+/// How soon a setting changed by another process is in force here.
+pub const SETTINGS_FOLLOW: Duration = Duration::from_secs(15);
+
 pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let settings = &loaded.settings;
@@ -63,6 +66,23 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     let _ = app
         .settings
         .on_change(Arc::new(move |s: &crate::config::Settings| jobs.apply(s)));
+    // Settings another process keeps in the database (`steward jobs disable`, a second
+    // replica's Settings page) come into force here within `SETTINGS_FOLLOW`.
+    {
+        let settings = app.settings.clone();
+        let stop = stop.child_token();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    () = tokio::time::sleep(SETTINGS_FOLLOW) => {}
+                }
+                if let Err(e) = settings.follow_store().await {
+                    tracing::warn!(error = %e, "could not read the settings kept in the database");
+                }
+            }
+        });
+    }
     let mcp = steward_mcp::StewardServer::new(memory.clone())?
         .http_router(settings.max_body_bytes, stop.child_token());
     let router = steward_server::router(

@@ -180,6 +180,76 @@ impl AppSettings {
     }
 }
 
+impl AppSettings {
+    /// Take in values another process kept in the store since (`steward jobs disable`, a
+    /// second replica's Settings page): the same push into the running assistant and the
+    /// same hook as a change made here. True when something changed.
+    pub async fn follow_store(&self) -> anyhow::Result<bool> {
+        let fresh = read_stored(&*self.store).await?;
+        let mut stored = self.stored.lock().await;
+        if *stored == fresh {
+            return Ok(false);
+        }
+        let (effective, problems) = self.base.with_runtime(&fresh);
+        for p in &problems {
+            tracing::warn!(problem = %p, "a setting kept in the database is not applied");
+        }
+        match binding(&effective.settings) {
+            Ok(b) => {
+                if let Err(e) = self.steward.set_binding(b) {
+                    tracing::warn!(error = %e, "a model kept in the database is not applied");
+                }
+            }
+            Err(reason) => tracing::warn!(%reason, "a model kept in the database is not applied"),
+        }
+        self.steward
+            .set_agent_settings(agent_settings(&effective.settings));
+        *stored = fresh;
+        if let Some(hook) = self.on_change.get() {
+            hook(&effective.settings);
+        }
+        tracing::info!("settings changed by another process are in force");
+        Ok(true)
+    }
+}
+
+/// Keep `value` for the runtime field `key` in the store (None: forget it, back to the file
+/// or the default), checked by the field's own rule against `base` — what a terminal command
+/// does with no assistant running; a running `steward serve` takes it in (`follow_store`).
+/// Returns the value kept.
+pub async fn keep_runtime(
+    base: &LoadedConfig,
+    store: &dyn Store,
+    key: &str,
+    value: Option<&str>,
+) -> anyhow::Result<Option<String>> {
+    let kv_key = format!("{RUNTIME_KV_PREFIX}{key}");
+    let Some(raw) = value else {
+        if base.runtime_view_of(key, base).is_none() {
+            anyhow::bail!("{key} is not a setting that changes while Steward runs");
+        }
+        store
+            .kv_delete(&kv_key)
+            .await
+            .map_err(|e| anyhow::anyhow!("could not save {key}: {e}"))?;
+        return Ok(None);
+    };
+    let text = base.check_runtime(key, raw).map_err(|r| match r {
+        RuntimeRefusal::Unknown => {
+            anyhow::anyhow!("{key} is not a setting that changes while Steward runs")
+        }
+        RuntimeRefusal::Locked(var) => {
+            anyhow::anyhow!("{key} is fixed by the environment variable {var}: change it there")
+        }
+        RuntimeRefusal::Invalid(reason) => anyhow::anyhow!("{key}: {reason}"),
+    })?;
+    store
+        .kv_put(&kv_key, &text)
+        .await
+        .map_err(|e| anyhow::anyhow!("could not save {key}: {e}"))?;
+    Ok(Some(text))
+}
+
 fn to_core(v: RuntimeView) -> SettingView {
     let kind = if let Some((min, max)) = v.int_range {
         SettingKind::Integer { min, max }

@@ -76,13 +76,21 @@ impl WebhookSink for Webhook {
     }
 }
 
-/// Start the Telegram surface when a bot token is configured; `None` when it is not.
-pub fn start(
+/// The surface built from the settings, before anything of it runs.
+struct Built {
+    surface: TelegramSurface,
+    api: BotApi,
+    allowlist: Allowlist,
+    mini_app: Arc<dyn MiniAppCheck>,
+    webhook_secret: Option<WebhookSecret>,
+}
+
+/// The surface when a bot token is configured; `None` when it is not.
+fn build(
     app: &App,
     settings: &Settings,
     memory: Arc<dyn steward_core::MemoryDesk>,
-    stop: &CancellationToken,
-) -> anyhow::Result<Option<Running>> {
+) -> anyhow::Result<Option<Built>> {
     let Some(raw) = settings.telegram.bot_token.as_deref() else {
         return Ok(None);
     };
@@ -138,6 +146,50 @@ pub fn start(
         speech: speech(settings)?,
         documents: document_reader(),
     });
+    Ok(Some(Built {
+        surface,
+        api,
+        allowlist,
+        mini_app,
+        webhook_secret,
+    }))
+}
+
+/// Register only the surface's deliverer (no polling, no webhook, no card watcher): for a
+/// command that runs a job once while `steward serve` — which answers the presses of any card
+/// this sends, from the same database — keeps receiving updates. False without a bot token.
+pub fn register_deliverer_only(
+    app: &App,
+    settings: &Settings,
+    memory: Arc<dyn steward_core::MemoryDesk>,
+) -> anyhow::Result<bool> {
+    let Some(built) = build(app, settings, memory)? else {
+        return Ok(false);
+    };
+    app.steward.register_delivery(
+        steward_protocol::Surface::Telegram,
+        Arc::new(built.surface.deliverer()),
+    );
+    Ok(true)
+}
+
+/// Start the Telegram surface when a bot token is configured; `None` when it is not.
+pub fn start(
+    app: &App,
+    settings: &Settings,
+    memory: Arc<dyn steward_core::MemoryDesk>,
+    stop: &CancellationToken,
+) -> anyhow::Result<Option<Running>> {
+    let Some(Built {
+        surface,
+        api,
+        allowlist,
+        mini_app,
+        webhook_secret,
+    }) = build(app, settings, memory)?
+    else {
+        return Ok(None);
+    };
     app.steward.register_delivery(
         steward_protocol::Surface::Telegram,
         Arc::new(surface.deliverer()),
