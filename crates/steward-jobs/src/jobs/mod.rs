@@ -4,6 +4,12 @@
 //!
 //! Owns: what each job does. Does not own: when it runs (`runner`), how it speaks (`voice`).
 
+pub mod briefing;
+pub mod follow_ups;
+pub mod home;
 pub mod reminders;
+pub mod text;
 
+pub use briefing::{BriefingJob, Period};
+pub use follow_ups::FollowUpsJob;
 pub use reminders::RemindersJob;
