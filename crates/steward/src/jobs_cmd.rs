@@ -4,7 +4,8 @@
 //! `proactive.silenced`). Opens only the store: no model, no surface.
 //!
 //! Owns: the commands' layout. Does not own: the records (steward-store's `JobStore`), the
-//! schedules (steward-jobs), which jobs exist (`jobs_wiring::JOBS`).
+//! schedules (steward-jobs), which jobs exist (`jobs_wiring`'s slots: a test keeps `jobs`
+//! equal to them).
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -37,11 +38,24 @@ pub enum JobsCommand {
 
 /// Each job the scheduler runs, with the setting that holds its schedule.
 pub fn jobs(settings: &Settings) -> Vec<(&'static str, &'static str, String)> {
-    vec![(
-        "reminders",
-        "jobs.reminders",
-        settings.jobs.reminders.clone(),
-    )]
+    vec![
+        (
+            "reminders",
+            "jobs.reminders",
+            settings.jobs.reminders.clone(),
+        ),
+        ("briefing", "jobs.briefing", settings.jobs.briefing.clone()),
+        (
+            "weekly_recap",
+            "jobs.weekly_recap",
+            settings.jobs.weekly_recap.clone(),
+        ),
+        (
+            "follow_ups",
+            "jobs.follow_ups",
+            settings.jobs.follow_ups.clone(),
+        ),
+    ]
 }
 
 fn when(ms: i64, tz: Tz) -> String {

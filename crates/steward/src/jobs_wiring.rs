@@ -12,11 +12,13 @@ use std::time::Duration;
 
 use chrono_tz::Tz;
 use steward_jobs::jobs::RemindersJob;
+use steward_jobs::jobs::{BriefingJob, FollowUpsJob, Period};
 use steward_jobs::runner::{RunPolicy, WallTimer};
 use steward_jobs::schedule::Schedule;
 use steward_jobs::voice::{parse_quiet_hours, parse_silenced};
 use steward_jobs::{Budget, Job, JobSettings, ScheduledJob, Scheduler, Voice};
 use steward_protocol::JobName;
+use steward_protocol::PrincipalId;
 use steward_store::JobStore;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -41,29 +43,86 @@ struct JobDeps<'a> {
     app: &'a App,
     store: Arc<dyn JobStore>,
     voice: Voice,
+    /// Whom the briefings and follow-ups are for (`owner`).
+    owner: PrincipalId,
+    /// The owner's time zone, live (`timezone`).
+    zone: watch::Receiver<Tz>,
 }
 
 /// Every job, in the order `steward jobs` lists them.
 fn slots() -> Vec<Slot> {
-    vec![Slot {
-        name: "reminders",
-        key: "jobs.reminders",
-        schedule: |s| &s.jobs.reminders,
-        policy: reminder_policy,
-        build: |d| {
-            Arc::new(RemindersJob::new(
-                Arc::clone(&d.store),
-                d.voice.clone(),
-                d.app.clock.clone(),
-            ))
+    vec![
+        Slot {
+            name: "reminders",
+            key: "jobs.reminders",
+            schedule: |s| &s.jobs.reminders,
+            policy: reminder_policy,
+            build: |d| {
+                Arc::new(RemindersJob::new(
+                    Arc::clone(&d.store),
+                    d.voice.clone(),
+                    d.app.clock.clone(),
+                ))
+            },
         },
-    }]
+        Slot {
+            name: "briefing",
+            key: "jobs.briefing",
+            schedule: |s| &s.jobs.briefing,
+            policy: RunPolicy::default,
+            build: |d| briefing(d, Period::Day),
+        },
+        Slot {
+            name: "weekly_recap",
+            key: "jobs.weekly_recap",
+            schedule: |s| &s.jobs.weekly_recap,
+            policy: RunPolicy::default,
+            build: |d| briefing(d, Period::Week),
+        },
+        Slot {
+            name: "follow_ups",
+            key: "jobs.follow_ups",
+            schedule: |s| &s.jobs.follow_ups,
+            policy: follow_up_policy,
+            build: |d| {
+                Arc::new(FollowUpsJob::new(
+                    Arc::clone(&d.app.store),
+                    d.voice.clone(),
+                    d.app.clock.clone(),
+                    d.owner.clone(),
+                    d.zone.clone(),
+                ))
+            },
+        },
+    ]
+}
+
+/// The morning briefing or the weekly recap (missed ones are skipped, the default: a 07:30
+/// briefing is not sent at 11:00).
+fn briefing(d: &JobDeps, period: Period) -> Arc<dyn Job> {
+    Arc::new(BriefingJob::new(
+        Arc::clone(&d.app.store),
+        d.voice.clone(),
+        d.owner.clone(),
+        d.zone.clone(),
+        period,
+    ))
+}
+
+/// Follow-ups: a short attempt (a missed check needs no catching up: the next one finds
+/// everything due).
+fn follow_up_policy() -> RunPolicy {
+    RunPolicy {
+        timeout: Duration::from_secs(60),
+        ..RunPolicy::default()
+    }
 }
 
 /// The running jobs' settings, to change while they run.
 pub struct JobsControl {
     jobs: Vec<(Slot, watch::Sender<JobSettings>)>,
     budget: watch::Sender<Budget>,
+    zone: watch::Sender<Tz>,
 }
 
 impl JobsControl {
@@ -83,6 +142,7 @@ impl JobsControl {
             });
         }
         self.budget.send_replace(budget(settings));
+        self.zone.send_replace(zone(settings));
     }
 }
 
@@ -166,10 +226,13 @@ pub fn start(
         app.clock.clone(),
         budget_rx,
     );
+    let (zone_tx, zone_rx) = watch::channel(zone(settings));
     let deps = JobDeps {
         app,
         store: Arc::clone(&store),
         voice,
+        owner: crate::app::owner_id(settings)?,
+        zone: zone_rx,
     };
     let mut jobs = Vec::new();
     for slot in slots() {
@@ -193,5 +256,27 @@ pub fn start(
     Ok(Arc::new(JobsControl {
         jobs,
         budget: budget_tx,
+        zone: zone_tx,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    /// `steward jobs` lists exactly the jobs `serve` runs, with the same settings.
+    #[test]
+    fn the_jobs_command_lists_every_slot() {
+        let mut settings = crate::config::Settings::skeleton();
+        settings.jobs.briefing = "daily 07:30".into();
+        let listed: Vec<(&str, &str, String)> = crate::jobs_cmd::jobs(&settings);
+        let slots: Vec<(&str, &str, String)> = super::slots()
+            .iter()
+            .map(|s| (s.name, s.key, (s.schedule)(&settings).to_owned()))
+            .collect();
+        assert_eq!(listed, slots);
+        assert!(
+            slots
+                .iter()
+                .any(|(n, _, s)| *n == "briefing" && s == "daily 07:30")
+        );
+    }
 }
