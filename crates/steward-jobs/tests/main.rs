@@ -4,6 +4,9 @@
 // Test helpers may unwrap, expect and panic too: clippy.toml covers only #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod briefing_job;
+mod briefing_support;
+mod follow_ups_job;
 mod reminders_job;
 mod runner;
 mod runner_support;

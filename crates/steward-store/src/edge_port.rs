@@ -126,6 +126,15 @@ pub trait EdgeStore: Send + Sync {
         surface: Surface,
         conversation: &ConversationId,
     ) -> Result<Option<EdgeKey>, StoreError>;
+    /// The chat on that surface the owner was last active in — the one whose conversations
+    /// (any ever bound to it, also one it has since left) hold the message appended last —
+    /// with the conversation it is bound to now: where Steward speaks unasked when nothing
+    /// captured a target (a briefing, a follow-up). None when no conversation bound on the
+    /// surface holds a message.
+    async fn most_active_chat(
+        &self,
+        surface: Surface,
+    ) -> Result<Option<(EdgeKey, ConversationId)>, StoreError>;
     /// Record a message the surface sent; a second record of the same (surface, chat,
     /// message) replaces the first.
     async fn record_sent(&self, sent: &SentMessage) -> Result<(), StoreError>;
@@ -189,6 +198,13 @@ impl<T: EdgeStore + ?Sized> EdgeStore for Arc<T> {
         conversation: &ConversationId,
     ) -> Result<Option<EdgeKey>, StoreError> {
         (**self).conversation_chat(surface, conversation).await
+    }
+
+    async fn most_active_chat(
+        &self,
+        surface: Surface,
+    ) -> Result<Option<(EdgeKey, ConversationId)>, StoreError> {
+        (**self).most_active_chat(surface).await
     }
 
     async fn record_sent(&self, sent: &SentMessage) -> Result<(), StoreError> {

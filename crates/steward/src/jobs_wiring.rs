@@ -11,12 +11,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono_tz::Tz;
-use steward_jobs::jobs::{RemindersJob, TasksJob};
+use steward_jobs::jobs::{BriefingJob, FollowUpsJob, Period, RemindersJob, TasksJob};
 use steward_jobs::runner::{RunPolicy, WallTimer};
 use steward_jobs::schedule::Schedule;
 use steward_jobs::voice::{parse_quiet_hours, parse_silenced};
 use steward_jobs::{Budget, Job, JobSettings, ScheduledJob, Scheduler, Voice};
-use steward_protocol::{JobName, Principal};
+use steward_protocol::{JobName, Principal, PrincipalId};
 use steward_store::{Claim, JobStore};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -43,6 +43,10 @@ struct JobDeps<'a> {
     voice: Voice,
     /// The owner, whom recurring tasks run for.
     owner: Principal,
+    /// Whom the briefings and follow-ups are for (`owner`).
+    owner_id: PrincipalId,
+    /// The owner's time zone, live (`timezone`).
+    zone: watch::Receiver<Tz>,
     /// This process's name in leases.
     lease_owner: String,
 }
@@ -81,7 +85,57 @@ fn slots() -> Vec<Slot> {
                 ))
             },
         },
+        Slot {
+            name: "briefing",
+            key: "jobs.briefing",
+            schedule: |s| &s.jobs.briefing,
+            policy: RunPolicy::default,
+            build: |d| briefing(d, Period::Day),
+        },
+        Slot {
+            name: "weekly_recap",
+            key: "jobs.weekly_recap",
+            schedule: |s| &s.jobs.weekly_recap,
+            policy: RunPolicy::default,
+            build: |d| briefing(d, Period::Week),
+        },
+        Slot {
+            name: "follow_ups",
+            key: "jobs.follow_ups",
+            schedule: |s| &s.jobs.follow_ups,
+            policy: follow_up_policy,
+            build: |d| {
+                Arc::new(FollowUpsJob::new(
+                    Arc::clone(&d.app.store),
+                    d.voice.clone(),
+                    d.app.clock.clone(),
+                    d.owner_id.clone(),
+                    d.zone.clone(),
+                ))
+            },
+        },
     ]
+}
+
+/// The morning briefing or the weekly recap (missed ones are skipped, the default: a 07:30
+/// briefing is not sent at 11:00).
+fn briefing(d: &JobDeps, period: Period) -> Arc<dyn Job> {
+    Arc::new(BriefingJob::new(
+        Arc::clone(&d.app.store),
+        d.voice.clone(),
+        d.owner_id.clone(),
+        d.zone.clone(),
+        period,
+    ))
+}
+
+/// Follow-ups: a short attempt (a missed check needs no catching up: the next one finds
+/// everything due).
+fn follow_up_policy() -> RunPolicy {
+    RunPolicy {
+        timeout: Duration::from_secs(60),
+        ..RunPolicy::default()
+    }
 }
 
 /// Longest run of one recurring task (its turn is cancelled past it, and retried).
@@ -99,6 +153,7 @@ pub struct JobsControl {
     scheduler: Scheduler,
     jobs: Vec<Running>,
     budget: watch::Sender<Budget>,
+    zone: watch::Sender<Tz>,
     /// The settings last put in force (what `steward jobs`-style views read).
     current: std::sync::Mutex<Settings>,
 }
@@ -139,6 +194,7 @@ impl JobsControl {
             });
         }
         self.budget.send_replace(budget(settings));
+        self.zone.send_replace(zone(settings));
         match self.current.lock() {
             Ok(mut c) => *c = settings.clone(),
             Err(poisoned) => *poisoned.into_inner() = settings.clone(),
@@ -244,11 +300,17 @@ fn owner() -> String {
     )
 }
 
+/// What the running jobs' shared settings are sent through.
+struct Senders {
+    budget: watch::Sender<Budget>,
+    zone: watch::Sender<Tz>,
+}
+
 /// A scheduler for this process, the budget's sender, and what the jobs are built from.
 fn parts<'a>(
     app: &'a App,
     settings: &Settings,
-) -> anyhow::Result<(Scheduler, watch::Sender<Budget>, JobDeps<'a>)> {
+) -> anyhow::Result<(Scheduler, Senders, JobDeps<'a>)> {
     let store: Arc<dyn JobStore> = app.store.clone();
     let timer = Arc::new(WallTimer::new(app.clock.clone()));
     let lease_owner = owner();
@@ -260,16 +322,24 @@ fn parts<'a>(
         app.clock.clone(),
         budget_rx,
     );
+    let (zone_tx, zone_rx) = watch::channel(zone(settings));
+    let owner_id = crate::app::owner_id(settings)?;
     let deps = JobDeps {
         app,
         store,
         voice,
         // The scheduler's authentication step: tasks run for the owner who set them (a
         // task stored for anyone else never runs: `TasksJob` checks).
-        owner: Principal::authenticated(crate::app::owner_id(settings)?),
+        owner: Principal::authenticated(owner_id.clone()),
+        owner_id,
+        zone: zone_rx,
         lease_owner,
     };
-    Ok((scheduler, budget_tx, deps))
+    let senders = Senders {
+        budget: budget_tx,
+        zone: zone_tx,
+    };
+    Ok((scheduler, senders, deps))
 }
 
 /// The key of an occurrence run on request, outside the schedule.
@@ -302,7 +372,7 @@ pub fn start(
     settings: &Settings,
     stop: &CancellationToken,
 ) -> anyhow::Result<Arc<JobsControl>> {
-    let (scheduler, budget_tx, deps) = parts(app, settings)?;
+    let (scheduler, senders, deps) = parts(app, settings)?;
     let mut jobs = Vec::new();
     for slot in slots() {
         let (tx, rx) = watch::channel(slot_settings(&slot, settings));
@@ -330,7 +400,8 @@ pub fn start(
     Ok(Arc::new(JobsControl {
         scheduler,
         jobs,
-        budget: budget_tx,
+        budget: senders.budget,
+        zone: senders.zone,
         current: std::sync::Mutex::new(settings.clone()),
     }))
 }

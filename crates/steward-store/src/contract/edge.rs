@@ -1,7 +1,7 @@
 //! Contract cases for `EdgeStore`'s update claims and chat bindings: a claim lands once (per
 //! surface, also when 20 race, also after a restart), forgetting goes by age, and a chat's
-//! binding reads both ways and is replaced by a rebind. The sent-message cases are in
-//! `edge_messages.rs`.
+//! binding reads both ways and is replaced by a rebind; the most active chat follows the last
+//! message. The sent-message cases are in `edge_messages.rs`.
 //!
 //! Cases share the store (and a second run shares the database), so every case uses fresh
 //! keys; the forgetting case keeps its times far below any other case's, so that what it
@@ -10,7 +10,7 @@
 use super::{fresh_conversation, ok};
 use crate::{EdgeKey, SentMessage, Store};
 use std::sync::Arc;
-use steward_protocol::{ConversationId, Surface};
+use steward_protocol::{ConversationId, Message, Surface};
 
 /// A time in milliseconds for the edge cases (any value is accepted; this is 2023).
 pub(crate) const AT: i64 = 1_700_000_000_000;
@@ -250,6 +250,76 @@ pub async fn edge_chat_bindings_read_both_ways(store: &dyn Store) {
         store.conversation_chat(Surface::Web, &y).await,
     );
     assert_eq!(web_chat, None, "[{CASE}] y has no web chat");
+}
+
+/// The most active chat: the one whose conversations (also one it left) hold the message
+/// appended last, with its conversation now; an empty conversation does not count; surfaces
+/// are apart. Other cases bind chats too: each step appends after them, so the newest
+/// message is this case's.
+pub async fn edge_most_active_chat_follows_the_last_message(store: &dyn Store) {
+    const CASE: &str = "edge_most_active_chat_follows_the_last_message";
+    let t = Surface::Telegram;
+    let (a, b) = (fresh_key(CASE), fresh_key(CASE));
+    let (x, y, z) = (
+        fresh_conversation(CASE),
+        fresh_conversation(CASE),
+        fresh_conversation(CASE),
+    );
+    let say = async |conv: &ConversationId, text: &str| {
+        ok(
+            CASE,
+            "append",
+            store
+                .append_messages(conv, &[Message::user(text.to_owned())])
+                .await,
+        )
+    };
+    let most_active = async || ok(CASE, "most active", store.most_active_chat(t).await);
+    ok(CASE, "bind a-x", store.bind_chat(t, &a, &x, AT).await);
+    ok(CASE, "bind b-y", store.bind_chat(t, &b, &y, AT).await);
+    say(&x, "in a").await;
+    say(&y, "in b").await;
+    assert_eq!(
+        most_active().await,
+        Some((b.clone(), y.clone())),
+        "[{CASE}] b holds the last message"
+    );
+    say(&x, "a again").await;
+    assert_eq!(
+        most_active().await,
+        Some((a.clone(), x.clone())),
+        "[{CASE}] a speaks last"
+    );
+    // `/new` in a: an empty conversation; a is still the most active chat (through the
+    // conversation it left), and the answer is the conversation it is bound to now.
+    ok(
+        CASE,
+        "rebind a-z",
+        store.bind_chat(t, &a, &z, AT + 10).await,
+    );
+    assert_eq!(
+        most_active().await,
+        Some((a.clone(), z.clone())),
+        "[{CASE}] a, bound to z now"
+    );
+    // Another surface's chat with a newer message does not count for Telegram.
+    let (w, web_conv) = (fresh_key(CASE), fresh_conversation(CASE));
+    ok(
+        CASE,
+        "bind web",
+        store.bind_chat(Surface::Web, &w, &web_conv, AT).await,
+    );
+    say(&web_conv, "on the web").await;
+    assert_eq!(
+        most_active().await,
+        Some((a.clone(), z.clone())),
+        "[{CASE}] surfaces are apart"
+    );
+    assert_eq!(
+        ok(CASE, "web", store.most_active_chat(Surface::Web).await),
+        Some((w, web_conv)),
+        "[{CASE}] the web chat on its own surface"
+    );
 }
 
 /// What `edge_records_before_restart` wrote, for `edge_records_after_restart` to find.

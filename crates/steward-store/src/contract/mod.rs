@@ -35,7 +35,8 @@ pub use approvals::{
 pub use conversations::*;
 pub use edge::{
     EdgeRestartProbe, edge_chat_bindings_read_both_ways, edge_claims_land_once_per_surface,
-    edge_concurrent_claims_one_winner, edge_forgets_updates_by_age, edge_records_after_restart,
+    edge_concurrent_claims_one_winner, edge_forgets_updates_by_age,
+    edge_most_active_chat_follows_the_last_message, edge_records_after_restart,
     edge_records_before_restart,
 };
 pub use edge_messages::*;
@@ -125,6 +126,7 @@ pub async fn run_all(store: &dyn Store) {
     edge_claims_land_once_per_surface(store).await;
     edge_forgets_updates_by_age(store).await;
     edge_chat_bindings_read_both_ways(store).await;
+    edge_most_active_chat_follows_the_last_message(store).await;
     edge_sent_messages_round_trip(store).await;
     edge_card_messages_order_limit_and_surface(store).await;
     edge_hostile_values_are_kept_verbatim(store).await;

@@ -22,6 +22,15 @@ const BIND: &str = "INSERT INTO edge_chats (surface, chat, conversation_id, boun
      VALUES (?1, ?2, ?3, ?4)";
 const CONVERSATION_CHAT: &str = "SELECT chat FROM edge_chats \
      WHERE surface = ?1 AND conversation_id = ?2 ORDER BY bound_at_ms DESC, id DESC LIMIT 1";
+// Each binding's conversation's last message (the highest id: ids grow with every append,
+// across conversations), the newest first; a binding whose conversation holds no message
+// does not count. The unique (conversation_id, seq) index finds each last message.
+const MOST_ACTIVE_CHAT: &str = "SELECT chat FROM \
+     (SELECT ec.chat AS chat, \
+             (SELECT m.id FROM messages m WHERE m.conversation_id = ec.conversation_id \
+              ORDER BY m.seq DESC LIMIT 1) AS last_message \
+      FROM edge_chats ec WHERE ec.surface = ?1) \
+     WHERE last_message IS NOT NULL ORDER BY last_message DESC LIMIT 1";
 // An update in place keeps the row's id, so a re-recorded card keeps its place.
 const RECORD: &str = "INSERT INTO edge_messages \
      (surface, chat, message, trace_id, genre, action_id, at_ms) \
@@ -152,6 +161,35 @@ impl EdgeStore for SqliteStore {
             };
             let raw: String = row.get(0).map_err(|e| decode_err("chat binding", e))?;
             key_from(raw, "chat").map(Some)
+        })
+        .await
+    }
+
+    async fn most_active_chat(
+        &self,
+        surface: Surface,
+    ) -> Result<Option<(EdgeKey, ConversationId)>, StoreError> {
+        self.run(move |conn| {
+            let raw: Option<String> = {
+                let mut stmt = conn.prepare_cached(MOST_ACTIVE_CHAT)?;
+                let mut rows = stmt.query(params![surface_str(surface)])?;
+                match rows.next()? {
+                    Some(row) => Some(row.get(0).map_err(|e| decode_err("chat binding", e))?),
+                    None => None,
+                }
+            };
+            let Some(raw) = raw else {
+                return Ok(None);
+            };
+            let mut stmt = conn.prepare_cached(CHAT_CONVERSATION)?;
+            let mut rows = stmt.query(params![surface_str(surface), raw])?;
+            let Some(row) = rows.next()? else {
+                return Ok(None);
+            };
+            let conversation: String = row.get(0).map_err(|e| decode_err("chat binding", e))?;
+            let conversation =
+                ConversationId::parse(&conversation).map_err(|_| corrupt("conversation id"))?;
+            Ok(Some((key_from(raw, "chat")?, conversation)))
         })
         .await
     }
