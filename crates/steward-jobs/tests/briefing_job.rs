@@ -326,3 +326,36 @@ async fn quiet_hours_hold_a_briefing() {
     assert_eq!(r.speaker.count(), 0);
     assert!(r.store.engagement_since(0).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn one_briefing_a_day_even_when_its_time_moves_later_after_it_went_out() {
+    let r = rig(MORNING);
+    r.home().await;
+    r.reminder("today", "water the plants", MONDAY + 8 * HOUR)
+        .await;
+    let briefing = job(&r, Period::Day);
+    briefing.run(&r.ctx("briefing", MORNING)).await.unwrap();
+    assert_eq!(r.speaker.count(), 1);
+    // The owner moves `jobs.briefing` from 07:30 to 09:00 after it went out: today's 09:00 is
+    // a new fire time (a new occurrence), not a second briefing.
+    let nine = MONDAY + 8 * HOUR;
+    r.clock.set_ms(nine);
+    assert_eq!(
+        briefing.run(&r.ctx("briefing", nine)).await.unwrap(),
+        JobOutcome::Done("already delivered".into())
+    );
+    assert_eq!(r.speaker.count(), 1);
+    // Tomorrow's comes; and one asked for by hand today says it again.
+    let mut by_hand = r.ctx("briefing", nine);
+    by_hand.occurrence = "manual-1".into();
+    briefing.run(&by_hand).await.unwrap();
+    assert_eq!(r.speaker.count(), 2);
+    r.reminder("tuesday", "dentist", MONDAY + DAY + 8 * HOUR)
+        .await;
+    r.clock.set_ms(MORNING + DAY);
+    briefing
+        .run(&r.ctx("briefing", MORNING + DAY))
+        .await
+        .unwrap();
+    assert_eq!(r.speaker.count(), 3);
+}

@@ -7,9 +7,11 @@
 //! read-later items (how many, the 3 newest titles). Read-later alone never makes a morning
 //! briefing (the same pile every day is not news); it does make a recap.
 //!
-//! With nothing to list it says `Nothing` and sends nothing. It speaks once per occurrence:
-//! the scheduler's key is the fire time, so a restart mid-day finds today's occurrence done
-//! and sends no second briefing; a retry finds the message recorded (`Voice`). It goes to
+//! With nothing to list it says `Nothing` and sends nothing. It speaks once per local day
+//! (the recap: once per week it was due in): its message is said under `briefing-<date>`
+//! (`recap-<ISO year>-w<week>`), so a restart mid-day, a retry, or a schedule moved later after today's
+//! went out sends no second one (`Voice` refuses the key twice); a run asked for by hand
+//! (`steward jobs run`) keeps its own key and says it again. It goes to
 //! the home target (`home`), since nothing captured one. Text that came from outside
 //! (intentions, reminders, titles of web pages) is shown as plain text (`text::plain`).
 //!
@@ -20,7 +22,7 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use chrono::{DateTime, Days, NaiveDate, NaiveTime, TimeZone, Utc};
+use chrono::{DateTime, Datelike, Days, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use steward_protocol::PrincipalId;
 use steward_store::{Intention, ReadLater, Reminder, ReminderStatus, Store, StoreError};
@@ -316,10 +318,29 @@ impl Job for BriefingJob {
             return Ok(JobOutcome::Nothing(NOWHERE.to_owned()));
         };
         let text = render(self.period, &agenda, window, tz);
+        // One per local day (per week for the recap), whatever the schedule did meanwhile: a
+        // later `jobs.briefing` set after today's went out makes a new fire time, not a second
+        // briefing. A run asked for by hand (`steward jobs run`) says it again.
+        let once = if ctx.occurrence.starts_with("manual-") {
+            ctx.clone()
+        } else {
+            let day = ctx.scheduled.with_timezone(&tz).date_naive();
+            let when = match self.period {
+                Period::Day => day.to_string(),
+                Period::Week => {
+                    let week = day.iso_week();
+                    format!("{}-w{:02}", week.year(), week.week())
+                }
+            };
+            RunContext {
+                occurrence: format!("{}-{when}", self.period.genre()),
+                ..ctx.clone()
+            }
+        };
         Ok(
             match self
                 .voice
-                .say(ctx, &target, self.period.genre(), text)
+                .say(&once, &target, self.period.genre(), text)
                 .await?
             {
                 Said::Delivered(_) => JobOutcome::Done(format!(
