@@ -49,6 +49,7 @@ pub async fn run(
         .await
         .map_err(|e| anyhow::anyhow!("cannot start the approval gate: {e}"))?;
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let stop = tokio_util::sync::CancellationToken::new();
     let code = match message {
         Some(text) => {
             if converse(&steward, &who, &conversation, text, &mut lines).await {
@@ -61,6 +62,16 @@ pub async fn run(
             if logging_to_file {
                 eprintln!("Logs: {}", log.display());
             }
+            // While the terminal is open, reminders due reach it (and Telegram, when a bot
+            // is set up) even with no `steward serve` running; with one running, the two
+            // share the work through their leases.
+            app.steward
+                .register_delivery(Surface::Cli, std::sync::Arc::new(TerminalNotice));
+            let memory: std::sync::Arc<dyn steward_core::MemoryDesk> =
+                std::sync::Arc::new(steward_core::MemoryService::new(app.memory.clone()));
+            crate::telegram_wiring::register_deliverer_only(&app, &loaded.settings, memory)?;
+            let effective = app::effective(loaded, &*app.store).await?;
+            crate::jobs_wiring::start_these(&app, &effective, &stop, |name| name == "reminders")?;
             interactive(
                 &steward,
                 &who,
@@ -72,6 +83,7 @@ pub async fn run(
             ExitCode::SUCCESS
         }
     };
+    stop.cancel();
     steward.shutdown(loaded.settings.shutdown_grace).await;
     // MCP sessions end properly, as in `serve`: DELETE for HTTP servers, SIGTERM to stdio
     // servers' process groups.
@@ -349,6 +361,9 @@ impl<O: Write, E: Write> Painter<O, E> {
             Change::Started | Change::Card(_) => false,
             Change::Text(text) => {
                 self.streamed = true;
+                // Line breaks and tabs stay; an escape sequence (from a page the model
+                // quoted, say) is shown, never obeyed by the terminal.
+                let text = answer_safe(&text);
                 let _ = self.out.write_all(text.as_bytes());
                 let _ = self.out.flush();
                 false
@@ -387,7 +402,7 @@ impl<O: Write, E: Write> Painter<O, E> {
                     self.err,
                     "  {mark} {}: {}",
                     t.name,
-                    truncate(first_line, 120)
+                    truncate(&crate::memory_cmd::terminal_safe(first_line), 120)
                 );
                 false
             }
@@ -436,6 +451,42 @@ mod pinning {
     use super::*;
     use steward_testkit::pinning::{PINNED_CARD, PINNED_TEXT, PINNED_TOOLS, pinning_turn};
 
+    /// An answer's escape sequences (and a tool output's) are shown, never sent to the
+    /// terminal raw; its line breaks and tabs stay.
+    #[test]
+    fn escape_sequences_in_an_answer_or_a_tool_output_never_reach_the_terminal() {
+        let conv = ConversationId::parse("esc").unwrap();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut painter = Painter::new(&mut out, &mut err);
+        painter.apply(TurnEvent::Started {
+            conversation_id: conv.clone(),
+            turn_id: steward_protocol::TurnId::from_u128(7),
+        });
+        painter.apply(TurnEvent::ToolStarted {
+            call_id: "c1".into(),
+            name: "fetch_url".into(),
+            arguments: "{}".into(),
+            touched: None,
+        });
+        painter.apply(TurnEvent::ToolFinished {
+            call_id: "c1".into(),
+            name: "fetch_url".into(),
+            ok: true,
+            output: "page \u{1b}]0;owned\u{7} title".into(),
+        });
+        painter.apply(TurnEvent::TextDelta {
+            text: "line one\n\tline \u{1b}[2J two".into(),
+        });
+        let out = String::from_utf8(out).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        assert!(
+            !out.contains('\u{1b}') && !err.contains('\u{1b}'),
+            "{out:?} {err:?}"
+        );
+        assert!(out.contains("line one\n\tline \\u{1b}[2J two"), "{out:?}");
+        assert!(err.contains("\\u{1b}]0;owned"), "{err:?}");
+    }
+
     /// The terminal shows the pinning turn as every surface must: the answer, each call with
     /// what it touched and how it ended, the card.
     #[test]
@@ -461,5 +512,56 @@ mod pinning {
             let mark = if *ok { "✓" } else { "✗" };
             assert!(err.contains(&format!("{mark} {name}:")), "{err}");
         }
+    }
+}
+
+/// Answer text as the terminal may print it: line breaks and tabs kept, every other control
+/// character (ESC above all) shown as its escape instead of acted on.
+fn answer_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.split('\n')
+        .map(|line| {
+            line.split('\t')
+                .map(crate::memory_cmd::terminal_safe)
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        .into()
+}
+
+/// A proactive message for the terminal, printed where the owner is typing (stderr, so an
+/// answer piped to a file stays clean), its text made safe for the terminal line by line.
+struct TerminalNotice;
+
+#[async_trait::async_trait]
+impl steward_core::Deliver for TerminalNotice {
+    async fn deliver(
+        &self,
+        target: &steward_core::DeliveryTarget,
+        message: &steward_core::Proactive,
+    ) -> Result<(), String> {
+        let text: Vec<String> = message
+            .text
+            .lines()
+            .map(crate::memory_cmd::terminal_safe)
+            .collect();
+        let mut notice = format!(
+            "\n🔔 {}\n   (conversation {})",
+            text.join("\n   "),
+            target.conversation
+        );
+        if !message.cards.is_empty() {
+            notice.push_str("\n   A card waits for you: `steward approvals`, or the web app.");
+        }
+        eprint!("{notice}\n› ");
+        let _ = std::io::stderr().flush();
+        Ok(())
     }
 }

@@ -372,9 +372,20 @@ pub fn start(
     settings: &Settings,
     stop: &CancellationToken,
 ) -> anyhow::Result<Arc<JobsControl>> {
+    start_these(app, settings, stop, |_| true)
+}
+
+/// Start only the jobs `wanted` names (`steward chat` runs the reminders alone: its other
+/// jobs are `serve`'s, and a turn of the terminal's own must not meet one of theirs).
+pub fn start_these(
+    app: &App,
+    settings: &Settings,
+    stop: &CancellationToken,
+    wanted: impl Fn(&str) -> bool,
+) -> anyhow::Result<Arc<JobsControl>> {
     let (scheduler, senders, deps) = parts(app, settings)?;
     let mut jobs = Vec::new();
-    for slot in slots() {
+    for slot in slots().into_iter().filter(|s| wanted(s.name)) {
         let (tx, rx) = watch::channel(slot_settings(&slot, settings));
         let job = (slot.build)(&deps);
         scheduler.spawn(

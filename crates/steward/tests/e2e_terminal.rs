@@ -162,3 +162,41 @@ async fn a_warning_logged_during_the_prompt_does_not_appear_in_it() {
         "{screen}"
     );
 }
+
+/// A reminder set in the terminal arrives in the terminal while the chat is open, with no
+/// `steward serve` running: the chat runs the reminders job itself and prints the notice at
+/// the prompt, its text made safe for the terminal (an escape sequence in it is shown, not
+/// obeyed); no model is called to deliver it.
+#[tokio::test]
+async fn a_reminder_set_in_the_terminal_arrives_at_its_prompt() {
+    let fake = FakeModel::start().await.unwrap();
+    let dir = TempDir::new("tty-reminder");
+    fake.push(Step::Reply(Reply::tool_call(
+        "schedule_reminder",
+        &json!({"when": "in 1 minute", "text": "stretch \u{1b}[2Jyour legs"}).to_string(),
+    )));
+    fake.push(Step::Reply(Reply::text("Reminder set.")));
+    let mut cmd = base_command(dir.path());
+    with_fake_model(&mut cmd, &fake.openai_base_url(), "openai:gpt-fake");
+    cmd.env("STEWARD_JOBS_REMINDERS", "every 1m").arg("chat");
+    let screen = tokio::task::spawn_blocking(move || {
+        let mut tty = Pty::spawn(cmd);
+        tty.wait_for("› ", 1);
+        tty.type_line("remind me in a minute to stretch my legs");
+        tty.wait_for("Reminder set.", 1);
+        // Due in a minute, looked for every minute: at most two.
+        let screen = tty.wait_for_within("🔔 ⏰ Reminder:", 1, std::time::Duration::from_secs(150));
+        tty.type_line("/exit");
+        support::wait_timeout(&mut tty.child, std::time::Duration::from_secs(30))
+            .expect("chat exits on /exit");
+        screen
+    })
+    .await
+    .unwrap();
+    assert!(screen.contains("your legs"), "{screen}");
+    assert!(
+        !screen.contains("\u{1b}[2J"),
+        "the escape sequence reached the terminal: {screen:?}"
+    );
+    assert_eq!(fake.requests().len(), 2, "delivering calls no model");
+}

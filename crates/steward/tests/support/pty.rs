@@ -61,7 +61,12 @@ impl Pty {
     /// Wait until the screen shows `needle` `times` times in all; panics with the screen
     /// after 60 s (a generous limit: it only ever trips when the expected text never comes).
     pub fn wait_for(&self, needle: &str, times: usize) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        self.wait_for_within(needle, times, Duration::from_secs(60))
+    }
+
+    /// `wait_for` with another limit (for what a wall-clock minute brings).
+    pub fn wait_for_within(&self, needle: &str, times: usize, limit: Duration) -> String {
+        let deadline = Instant::now() + limit;
         loop {
             let screen = self.screen();
             if screen.matches(needle).count() >= times {
