@@ -12,5 +12,6 @@ mod schedule_dst;
 mod schedule_next;
 mod schedule_parse;
 mod schedule_support;
+mod upkeep_jobs;
 mod voice;
 mod when_phrases;

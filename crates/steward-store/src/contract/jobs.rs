@@ -199,15 +199,17 @@ pub async fn jobs_claims_leases_retries_and_ends(store: &dyn Store) {
 /// only this case's rows, also when the suite runs twice on one database.
 const OLD: i64 = 1_000_000_000_000;
 
-/// An occurrence of `job` due at `scheduled_ms`, ended by `end` at `ended_ms` (None: left
-/// running).
+/// How an occurrence ended and when (None: it is still running).
+type Ending = Option<(OccurrenceEnd, i64)>;
+
+/// An occurrence of `job` due at `scheduled_ms`, ended as `end` says.
 async fn occurrence_ended(
     store: &dyn Store,
     case: &str,
     job: &str,
     key: &str,
     scheduled_ms: i64,
-    end: Option<(OccurrenceEnd, i64)>,
+    end: Ending,
 ) {
     let claim = store
         .claim_occurrence(job, key, scheduled_ms, "pruner", scheduled_ms, LEASE)
@@ -227,7 +229,7 @@ pub async fn jobs_prune_by_status_and_age(store: &dyn Store) {
     const CASE: &str = "jobs_prune_by_status_and_age";
     let (job, lone) = (fresh_job(CASE), fresh_job(CASE));
     let (skipped_before, finished_before) = (OLD + 50, OLD + 5);
-    let rows: [(&str, i64, Option<(OccurrenceEnd, i64)>); 8] = [
+    let rows: [(&str, i64, Ending); 8] = [
         ("skipped-old", OLD, Some((OccurrenceEnd::Skipped, OLD + 1))),
         ("done-old", OLD + 2, Some((OccurrenceEnd::Done, OLD + 3))),
         (
