@@ -4,7 +4,7 @@
 //! `proactive.silenced`). Opens only the store: no model, no surface.
 //!
 //! Owns: the commands' layout. Does not own: the records (steward-store's `JobStore`), the
-//! schedules (steward-jobs), which jobs exist (`jobs_wiring::JOBS`).
+//! schedules (steward-jobs), which jobs exist (`jobs_wiring`'s table).
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
@@ -35,13 +35,10 @@ pub enum JobsCommand {
     },
 }
 
-/// Each job the scheduler runs, with the setting that holds its schedule.
+/// Each job the scheduler runs, with the setting that holds its schedule: the scheduler's
+/// own table (`jobs_wiring::schedules`), so a job added there is listed here.
 pub fn jobs(settings: &Settings) -> Vec<(&'static str, &'static str, String)> {
-    vec![(
-        "reminders",
-        "jobs.reminders",
-        settings.jobs.reminders.clone(),
-    )]
+    crate::jobs_wiring::schedules(settings)
 }
 
 fn when(ms: i64, tz: Tz) -> String {
