@@ -315,7 +315,7 @@ async fn an_action_left_running_reads_interrupted_it_may_have_run() {
 
     let marked = h
         .steward
-        .start_approvals(Duration::from_secs(3600))
+        .start_approvals(Some(Duration::from_secs(3600)))
         .await
         .unwrap();
     assert_eq!(marked, 1);

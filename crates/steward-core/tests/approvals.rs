@@ -305,7 +305,7 @@ async fn confirm_after_expiry_runs_nothing_and_the_sweep_expires_unseen_cards() 
 
     // The sweep, running on its own, expires the card nobody looked at.
     h.steward
-        .start_approvals(Duration::from_millis(20))
+        .start_approvals(Some(Duration::from_millis(20)))
         .await
         .unwrap();
     let expired = tokio::time::timeout(Duration::from_secs(10), async {
@@ -696,7 +696,7 @@ async fn a_confirmed_but_unfinished_action_is_failed_at_start_and_never_rerun() 
 
     assert_eq!(
         h.steward
-            .start_approvals(Duration::from_secs(3600))
+            .start_approvals(Some(Duration::from_secs(3600)))
             .await
             .unwrap(),
         1

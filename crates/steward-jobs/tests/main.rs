@@ -18,5 +18,6 @@ mod schedule_support;
 mod task_tools;
 mod tasks_job;
 mod two_processes;
+mod upkeep_jobs;
 mod voice;
 mod when_phrases;

@@ -25,6 +25,10 @@ use steward_store::{FactWrite, NewFact, NewNote, NoteEdit, ReadLater, Store};
 /// Rows embedded per backfill batch: small enough that one slow batch does not hold the
 /// store, large enough to amortise a remote embedding call.
 const BACKFILL_BATCH: usize = 32;
+/// Vectors filled per round of `backfill_all`.
+pub const BACKFILL_ROUND: usize = 256;
+/// Most rounds of one `backfill_all`: rows that never get a vector cannot keep it spinning.
+pub const MAX_BACKFILL_ROUNDS: usize = 10_000;
 
 /// Memory for one Steward: the store, the (optional) embedder and the config.
 pub struct Memory {
@@ -240,6 +244,22 @@ impl Memory {
             }
         }
         Ok(added)
+    }
+
+    /// Fill every missing vector: `backfill` in rounds of `BACKFILL_ROUND` until a round
+    /// comes up short (nothing more is missing), at most `MAX_BACKFILL_ROUNDS`. Returns how
+    /// many were added; an error stops it (rows already filled stay filled). The one loop of
+    /// `steward memory backfill` and the scheduled backfill job.
+    pub async fn backfill_all(&self) -> Result<usize, MemoryError> {
+        let mut total = 0;
+        for _ in 0..MAX_BACKFILL_ROUNDS {
+            let added = self.backfill(BACKFILL_ROUND).await?;
+            total += added;
+            if added < BACKFILL_ROUND {
+                break;
+            }
+        }
+        Ok(total)
     }
 
     async fn embed_fact(&self, f: &Fact) {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use steward_memory::{Memory, MemoryConfig, MemoryError, RecallMode, RecallOptions, RetentionPlan};
 use steward_protocol::{FactSource, ManualClock, MemoryKind, Provenance};
 use steward_store::{FactWrite, MemoryFilter, NewFact, Store};
-use support::{memory_with, note, opts};
+use support::{HashEmbedder, memory_with, note, opts};
 
 const USER: &str = "owner";
 
@@ -106,6 +106,28 @@ async fn embedder_failure_keeps_the_row_and_backfill_adds_the_vector() {
         .unwrap();
     assert_eq!(after[0].item.r#ref.id, saved.id);
     assert!(after[0].vector_rank == Some(1) && after[0].fts_rank.is_none());
+}
+
+#[tokio::test]
+async fn backfill_all_fills_past_one_round_and_stops_when_nothing_is_missing() {
+    let (mem, store, embedder) = memory_with(MemoryConfig::default());
+    embedder.fail.store(true, Ordering::SeqCst);
+    let n = steward_memory::memory::BACKFILL_ROUND + 7;
+    for i in 0..n {
+        mem.save_note(USER, note(&format!("note {i}"), "body", &[]))
+            .await
+            .unwrap();
+    }
+    embedder.fail.store(false, Ordering::SeqCst);
+    assert_eq!(mem.backfill_all().await.unwrap(), n, "more than one round");
+    assert!(
+        store
+            .missing_embeddings(HashEmbedder::MODEL_ID, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(mem.backfill_all().await.unwrap(), 0, "nothing left to fill");
 }
 
 #[tokio::test]

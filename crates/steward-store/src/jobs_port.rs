@@ -289,6 +289,16 @@ pub trait JobStore: Send + Sync {
     async fn beat(&self, job: &str, owner: &str, at_ms: i64) -> Result<(), StoreError>;
     /// Every job's latest heartbeat, by job name.
     async fn heartbeats(&self) -> Result<Vec<Heartbeat>, StoreError>;
+    /// Retention of the scheduler's own records: delete the skipped occurrences that ended
+    /// before `skipped_before_ms` and the done or failed ones that ended before
+    /// `finished_before_ms`; returns how many were deleted. Never a running or retrying
+    /// occurrence (it is not over), and never a job's latest occurrence (the scheduler
+    /// counts the fire times due since it).
+    async fn prune_occurrences(
+        &self,
+        skipped_before_ms: i64,
+        finished_before_ms: i64,
+    ) -> Result<u64, StoreError>;
     /// Record a proactive message. One per (job, occurrence): a second record of the same
     /// occurrence is refused with `false` and changes nothing (a retried delivery must not
     /// count twice).
@@ -394,6 +404,16 @@ impl<T: JobStore + ?Sized> JobStore for Arc<T> {
 
     async fn heartbeats(&self) -> Result<Vec<Heartbeat>, StoreError> {
         (**self).heartbeats().await
+    }
+
+    async fn prune_occurrences(
+        &self,
+        skipped_before_ms: i64,
+        finished_before_ms: i64,
+    ) -> Result<u64, StoreError> {
+        (**self)
+            .prune_occurrences(skipped_before_ms, finished_before_ms)
+            .await
     }
 
     async fn record_proactive(&self, message: &ProactiveMessage) -> Result<bool, StoreError> {

@@ -20,6 +20,8 @@ pub struct App {
     /// password hash from it (the same connection, not a second one).
     pub store: Arc<dyn Store>,
     pub memory: Arc<steward_memory::Memory>,
+    /// The model providers the assistant calls (the scheduler's reflection asks them too).
+    pub models: Arc<Models>,
     /// The clock every part of this app reads "now" from.
     pub clock: Arc<dyn Clock>,
     /// The MCP client (None without servers): shut it down to end sessions properly.
@@ -204,7 +206,7 @@ pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<
         max_retries: settings.model_retries,
         ..RetryPolicy::default()
     };
-    let models = Models::new(provider_configs(settings), retry)?;
+    let models = Arc::new(Models::new(provider_configs(settings), retry)?);
     let parse = |m: &Option<String>| -> anyhow::Result<Option<ModelRef>> {
         match m {
             None => Ok(None),
@@ -233,7 +235,7 @@ pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<
     }
     let steward = Steward::new(StewardDeps {
         store: store.clone(),
-        models: Arc::new(models),
+        models: models.clone(),
         tools: Arc::new(tools),
         settings: crate::settings_desk::agent_settings(settings),
         binding,
@@ -262,6 +264,7 @@ pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<
         steward,
         store,
         memory,
+        models,
         clock,
         mcp,
         part_limits: settings.parts,

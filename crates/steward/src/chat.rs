@@ -44,8 +44,9 @@ pub async fn run(
     let steward = app.steward.clone();
     // The terminal's authentication: the local user who runs it.
     let who = crate::local_user::principal(&loaded.settings)?;
+    // No scheduler runs in the terminal: the desk sweeps expired cards itself.
     steward
-        .start_approvals(loaded.settings.approvals.sweep)
+        .start_approvals(Some(loaded.settings.approvals.sweep))
         .await
         .map_err(|e| anyhow::anyhow!("cannot start the approval gate: {e}"))?;
     let mut lines = BufReader::new(tokio::io::stdin()).lines();

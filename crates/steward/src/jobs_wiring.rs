@@ -2,7 +2,9 @@
 //! unique, so several processes on one database share the work through leases), the jobs
 //! with their schedules from the settings, and the proactive budget — both behind `watch`
 //! channels, so a change in the app's Settings page (`AppSettings`) reschedules, disables or
-//! re-budgets a job without a restart (`JobsControl::apply`).
+//! re-budgets a job without a restart (`JobsControl::apply`). Besides the `jobs.*` jobs it
+//! runs the approval expiry sweep (every `approvals.sweep_secs`, in whole minutes): in
+//! `steward serve` the scheduler sweeps, not the approval desk's own loop.
 //!
 //! Owns: which jobs run and what settings each gets. Does not own: the scheduler or the jobs
 //! (steward-jobs), the settings' rules (`config`).
@@ -11,11 +13,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono_tz::Tz;
-use steward_jobs::jobs::{BriefingJob, FollowUpsJob, Period, RemindersJob, TasksJob};
-use steward_jobs::runner::{RunPolicy, WallTimer};
+use steward_jobs::jobs::{
+    ApprovalsJob, BackfillJob, BriefingJob, FollowUpsJob, ModelChoice, Period, ReflectionJob,
+    RemindersJob, RetentionJob, TasksJob,
+};
+use steward_jobs::runner::{MissedPolicy, RunPolicy, WallTimer};
 use steward_jobs::schedule::Schedule;
 use steward_jobs::voice::{parse_quiet_hours, parse_silenced};
 use steward_jobs::{Budget, Job, JobSettings, ScheduledJob, Scheduler, Voice};
+use steward_llm::ModelRef;
 use steward_protocol::{JobName, Principal, PrincipalId};
 use steward_store::{Claim, JobStore};
 use tokio::sync::watch;
@@ -31,7 +37,8 @@ struct Slot {
     name: &'static str,
     /// The `jobs.*` key (for the log when it does not parse).
     key: &'static str,
-    schedule: fn(&Settings) -> &str,
+    /// Its schedule in `Schedule`'s words (computed for a job whose setting is not one).
+    schedule: fn(&Settings) -> String,
     policy: fn() -> RunPolicy,
     build: fn(&JobDeps) -> Arc<dyn Job>,
 }
@@ -49,6 +56,9 @@ struct JobDeps<'a> {
     zone: watch::Receiver<Tz>,
     /// This process's name in leases.
     lease_owner: String,
+    /// The settings at start (what cannot change while Steward runs, such as
+    /// `memory.extraction_model`).
+    settings: &'a Settings,
 }
 
 /// Every job, in the order `steward jobs` lists them.
@@ -57,7 +67,7 @@ fn slots() -> Vec<Slot> {
         Slot {
             name: "reminders",
             key: "jobs.reminders",
-            schedule: |s| &s.jobs.reminders,
+            schedule: |s| s.jobs.reminders.clone(),
             policy: reminder_policy,
             build: |d| {
                 Arc::new(RemindersJob::new(
@@ -70,7 +80,7 @@ fn slots() -> Vec<Slot> {
         Slot {
             name: "tasks",
             key: "jobs.tasks",
-            schedule: |s| &s.jobs.tasks,
+            schedule: |s| s.jobs.tasks.clone(),
             policy: task_policy,
             build: |d| {
                 Arc::new(TasksJob::new(
@@ -88,21 +98,21 @@ fn slots() -> Vec<Slot> {
         Slot {
             name: "briefing",
             key: "jobs.briefing",
-            schedule: |s| &s.jobs.briefing,
+            schedule: |s| s.jobs.briefing.clone(),
             policy: RunPolicy::default,
             build: |d| briefing(d, Period::Day),
         },
         Slot {
             name: "weekly_recap",
             key: "jobs.weekly_recap",
-            schedule: |s| &s.jobs.weekly_recap,
+            schedule: |s| s.jobs.weekly_recap.clone(),
             policy: RunPolicy::default,
             build: |d| briefing(d, Period::Week),
         },
         Slot {
             name: "follow_ups",
             key: "jobs.follow_ups",
-            schedule: |s| &s.jobs.follow_ups,
+            schedule: |s| s.jobs.follow_ups.clone(),
             policy: follow_up_policy,
             build: |d| {
                 Arc::new(FollowUpsJob::new(
@@ -113,6 +123,47 @@ fn slots() -> Vec<Slot> {
                     d.zone.clone(),
                 ))
             },
+        },
+        Slot {
+            name: "approvals",
+            key: "approvals.sweep_secs",
+            schedule: |s| sweep_schedule(s.approvals.sweep),
+            policy: sweep_policy,
+            build: |d| Arc::new(ApprovalsJob::new(Arc::new(d.app.steward.clone()))),
+        },
+        Slot {
+            name: "reflection",
+            key: "jobs.reflection",
+            schedule: |s| s.jobs.reflection.clone(),
+            policy: || upkeep_policy(Duration::from_secs(10 * 60)),
+            build: |d| {
+                Arc::new(ReflectionJob::new(
+                    d.app.memory.clone(),
+                    d.app.models.clone(),
+                    reflection_model(d),
+                    Arc::clone(&d.store),
+                    d.settings.owner.clone(),
+                ))
+            },
+        },
+        Slot {
+            name: "retention",
+            key: "jobs.retention",
+            schedule: |s| s.jobs.retention.clone(),
+            policy: || upkeep_policy(Duration::from_secs(5 * 60)),
+            build: |d| {
+                Arc::new(RetentionJob::new(
+                    Arc::clone(&d.store),
+                    d.app.memory.clone(),
+                ))
+            },
+        },
+        Slot {
+            name: "backfill",
+            key: "jobs.backfill",
+            schedule: |s| s.jobs.backfill.clone(),
+            policy: || upkeep_policy(Duration::from_secs(30 * 60)),
+            build: |d| Arc::new(BackfillJob::new(d.app.memory.clone())),
         },
     ]
 }
@@ -136,6 +187,31 @@ fn follow_up_policy() -> RunPolicy {
         timeout: Duration::from_secs(60),
         ..RunPolicy::default()
     }
+}
+
+/// The approval sweep every `approvals.sweep_secs`, rounded up to whole minutes (the
+/// scheduler's granularity), at least one.
+pub fn sweep_schedule(sweep: Duration) -> String {
+    format!("every {}m", sweep.as_secs().div_ceil(60).max(1))
+}
+
+/// The model reflection asks: `memory.extraction_model` (fixed while Steward runs), else the
+/// primary model as it is now (the app's settings can change it).
+fn reflection_model(d: &JobDeps) -> ModelChoice {
+    let fixed = d
+        .settings
+        .memory
+        .extraction_model
+        .as_deref()
+        .and_then(|m| match ModelRef::parse(m) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                tracing::error!(error = %e, "memory.extraction_model does not parse; reflection uses `model`");
+                None
+            }
+        });
+    let steward = d.app.steward.clone();
+    Arc::new(move || fixed.clone().or_else(|| steward.binding().primary))
 }
 
 /// Longest run of one recurring task (its turn is cancelled past it, and retried).
@@ -172,7 +248,7 @@ pub fn schedules(settings: &Settings) -> Vec<JobSchedule> {
         .map(|slot| JobSchedule {
             name: slot.name,
             key: slot.key,
-            schedule: (slot.schedule)(settings).to_owned(),
+            schedule: (slot.schedule)(settings),
         })
         .collect()
 }
@@ -242,7 +318,7 @@ fn schedule(text: &str, key: &str) -> Schedule {
 
 fn slot_settings(slot: &Slot, settings: &Settings) -> JobSettings {
     JobSettings {
-        timing: Arc::new(schedule((slot.schedule)(settings), slot.key)),
+        timing: Arc::new(schedule(&(slot.schedule)(settings), slot.key)),
         tz: zone(settings),
         policy: (slot.policy)(),
     }
@@ -266,6 +342,22 @@ fn task_policy() -> RunPolicy {
         timeout: TASK_RUN_TIMEOUT + Duration::from_secs(120),
         backoff: Duration::from_secs(30),
         max_backoff: Duration::from_secs(120),
+        ..RunPolicy::default()
+    }
+}
+
+/// The approval sweep: like reminders, a short attempt retried soon; a missed sweep needs no
+/// catching up (start-up sweeps once, and the next one expires everything overdue).
+fn sweep_policy() -> RunPolicy {
+    reminder_policy()
+}
+
+/// Upkeep (reflection, retention, backfill): it must happen eventually, so an occurrence
+/// missed while Steward was down runs once at start; `timeout` per attempt.
+fn upkeep_policy(timeout: Duration) -> RunPolicy {
+    RunPolicy {
+        missed: MissedPolicy::RunOnce,
+        timeout,
         ..RunPolicy::default()
     }
 }
@@ -309,7 +401,7 @@ struct Senders {
 /// A scheduler for this process, the budget's sender, and what the jobs are built from.
 fn parts<'a>(
     app: &'a App,
-    settings: &Settings,
+    settings: &'a Settings,
 ) -> anyhow::Result<(Scheduler, Senders, JobDeps<'a>)> {
     let store: Arc<dyn JobStore> = app.store.clone();
     let timer = Arc::new(WallTimer::new(app.clock.clone()));
@@ -334,6 +426,7 @@ fn parts<'a>(
         owner_id,
         zone: zone_rx,
         lease_owner,
+        settings,
     };
     let senders = Senders {
         budget: budget_tx,
@@ -398,7 +491,7 @@ pub fn start_these(
         );
         tracing::info!(
             job = slot.name,
-            schedule = (slot.schedule)(settings),
+            schedule = %(slot.schedule)(settings),
             "job scheduled"
         );
         jobs.push(Running {
@@ -415,4 +508,47 @@ pub fn start_these(
         zone: senders.zone,
         current: std::sync::Mutex::new(settings.clone()),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sweep_runs_every_whole_minute_at_least_one() {
+        let every = |secs| sweep_schedule(Duration::from_secs(secs));
+        assert_eq!(every(1), "every 1m");
+        assert_eq!(every(30), "every 1m");
+        assert_eq!(every(60), "every 1m");
+        assert_eq!(every(61), "every 2m");
+        assert_eq!(every(3600), "every 60m");
+        assert_eq!(sweep_schedule(Duration::ZERO), "every 1m");
+        for secs in [1, 61, 3600] {
+            assert!(
+                every(secs)
+                    .parse::<Schedule>()
+                    .is_ok_and(|s| s != Schedule::Disabled),
+                "{secs}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_job_is_in_the_table_once() {
+        let names: Vec<&str> = slots().iter().map(|s| s.name).collect();
+        for job in [
+            "reminders",
+            "tasks",
+            "briefing",
+            "weekly_recap",
+            "follow_ups",
+            "approvals",
+            "reflection",
+            "retention",
+            "backfill",
+        ] {
+            assert_eq!(names.iter().filter(|n| **n == job).count(), 1, "{job}");
+            assert!(name(job).is_ok(), "{job} is a valid job name");
+        }
+    }
 }

@@ -19,9 +19,10 @@ pub async fn run(loaded: &LoadedConfig) -> anyhow::Result<ExitCode> {
     let settings = &loaded.settings;
     app::init_logging(&settings.log);
     let app = app::build(loaded, app::Overrides::default()).await?;
+    // Crash recovery now; the expiry sweep is the scheduler's `approvals` job (jobs_wiring).
     let interrupted = app
         .steward
-        .start_approvals(settings.approvals.sweep)
+        .start_approvals(None)
         .await
         .map_err(|e| anyhow::anyhow!("cannot start the approval gate: {e}"))?;
     if interrupted > 0 {

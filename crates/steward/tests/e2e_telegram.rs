@@ -852,13 +852,21 @@ async fn a_card_follows_its_action_cancelled_elsewhere_or_expired_and_edit_asks_
         "pending"
     );
 
-    // Left alone past its TTL: the sweep expires it and the card says nothing ran.
-    until(&bot, "the expired card", |b| {
+    // Left alone past its TTL: the sweep expires it and the card says nothing ran. The sweep
+    // is the scheduler's `approvals` job, every whole minute by the wall clock: at most a
+    // minute after the TTL (waited for up to two).
+    let expired = |b: &FakeBotApi| {
         b.calls_of("editMessageText")
             .iter()
             .any(|e| e["message_id"] == second && e["text"].as_str().unwrap().contains("Expired"))
-    })
-    .await;
+    };
+    for _ in 0..240 {
+        if expired(&bot) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert!(expired(&bot), "the expired card");
     assert_eq!(
         rows(
             &dir,

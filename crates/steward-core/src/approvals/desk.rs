@@ -22,11 +22,13 @@ const MAX_GRANT_HOURS: u32 = 168;
 impl Approvals {
     /// Start-up duties: mark actions a crash interrupted (left confirmed or running) as
     /// failed — "interrupted — it may have run", never re-run — and tell their owners in
-    /// their conversations; then expire overdue cards every `sweep_every` in the background
-    /// until `stop`. Returns how many actions were marked interrupted.
+    /// their conversations, and expire what is overdue now; then, with `sweep_every`, expire
+    /// overdue cards that often in the background until `stop` (None: the caller sweeps —
+    /// `steward serve`'s scheduler runs the sweep as a job). Returns how many actions were
+    /// marked interrupted.
     pub(crate) async fn start(
         self: &Arc<Self>,
-        sweep_every: Duration,
+        sweep_every: Option<Duration>,
         stop: CancellationToken,
     ) -> Result<usize, ApprovalError> {
         let interrupted = self.recover_interrupted().await?;
@@ -42,6 +44,9 @@ impl Approvals {
                 .await;
         }
         let _ = self.expire_overdue().await;
+        let Some(sweep_every) = sweep_every else {
+            return Ok(interrupted.len());
+        };
         let approvals = Arc::clone(self);
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(sweep_every);

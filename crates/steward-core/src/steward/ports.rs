@@ -192,9 +192,14 @@ impl Steward {
     }
 
     /// Start-up duties of the approval desk: crash recovery (actions a crash left confirmed or
-    /// running are marked interrupted, never re-run, and their owners told), then the expiry
-    /// sweep every `sweep_every` until shutdown. Returns how many were marked interrupted.
-    pub async fn start_approvals(&self, sweep_every: Duration) -> Result<usize, ApprovalError> {
+    /// running are marked interrupted, never re-run, and their owners told) and one expiry
+    /// sweep; then, with `sweep_every`, a sweep that often until shutdown (None: the caller
+    /// runs `expire_overdue` on its own schedule — `steward serve`'s scheduler does).
+    /// Returns how many were marked interrupted.
+    pub async fn start_approvals(
+        &self,
+        sweep_every: Option<Duration>,
+    ) -> Result<usize, ApprovalError> {
         let stop = self.inner.deps.hard_stop.clone();
         self.inner.deps.approvals.start(sweep_every, stop).await
     }

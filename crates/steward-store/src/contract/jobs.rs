@@ -1,6 +1,6 @@
 //! The `JobStore` contract, part one: occurrences — a claim's every answer, leases that
 //! expire and are taken over, retries that wait, ends only by the lease holder, exactly one
-//! winner of concurrent claims — heartbeats, and the limits.
+//! winner of concurrent claims, pruning by status and age — heartbeats, and the limits.
 
 use super::{ok, refused};
 use crate::{Claim, OccurrenceEnd, OccurrenceStatus, Store};
@@ -192,6 +192,117 @@ pub async fn jobs_claims_leases_retries_and_ends(store: &dyn Store) {
             store.claim_occurrence(&other, occ, T, "a", T, LEASE).await
         ),
         Claim::Run { attempt: 1 }
+    );
+}
+
+/// Long before every other case's times (theirs start at 2027), so a prune here deletes
+/// only this case's rows, also when the suite runs twice on one database.
+const OLD: i64 = 1_000_000_000_000;
+
+/// How an occurrence ended and when (None: it is still running).
+type Ending = Option<(OccurrenceEnd, i64)>;
+
+/// An occurrence of `job` due at `scheduled_ms`, ended as `end` says.
+async fn occurrence_ended(
+    store: &dyn Store,
+    case: &str,
+    job: &str,
+    key: &str,
+    scheduled_ms: i64,
+    end: Ending,
+) {
+    let claim = store
+        .claim_occurrence(job, key, scheduled_ms, "pruner", scheduled_ms, LEASE)
+        .await;
+    assert_eq!(
+        ok(case, key, claim),
+        Claim::Run { attempt: 1 },
+        "[{case}] {key}"
+    );
+    if let Some((end, at)) = end {
+        let ended = store.end_occurrence(job, key, "pruner", end, "x", at).await;
+        assert!(ok(case, key, ended), "[{case}] {key} ended");
+    }
+}
+
+pub async fn jobs_prune_by_status_and_age(store: &dyn Store) {
+    const CASE: &str = "jobs_prune_by_status_and_age";
+    let (job, lone) = (fresh_job(CASE), fresh_job(CASE));
+    let (skipped_before, finished_before) = (OLD + 50, OLD + 5);
+    let rows: [(&str, i64, Ending); 8] = [
+        ("skipped-old", OLD, Some((OccurrenceEnd::Skipped, OLD + 1))),
+        ("done-old", OLD + 2, Some((OccurrenceEnd::Done, OLD + 3))),
+        (
+            "failed-old",
+            OLD + 1,
+            Some((OccurrenceEnd::Failed, OLD + 4)),
+        ),
+        // Older than the skipped cut-off, not the finished one.
+        ("done-newer", OLD + 6, Some((OccurrenceEnd::Done, OLD + 7))),
+        (
+            "skipped-newer",
+            OLD + 60,
+            Some((OccurrenceEnd::Skipped, OLD + 61)),
+        ),
+        // Not over: never pruned, however old.
+        ("running", OLD - 10, None),
+        (
+            "retrying",
+            OLD - 9,
+            Some((OccurrenceEnd::Retry { at_ms: OLD - 8 }, OLD - 9)),
+        ),
+        // The job's latest: kept although it is old and done.
+        ("latest", OLD + 70, Some((OccurrenceEnd::Done, OLD + 3))),
+    ];
+    for (key, scheduled, end) in rows {
+        occurrence_ended(store, CASE, &job, key, scheduled, end).await;
+    }
+    // A job whose only occurrence is old: its latest, kept.
+    occurrence_ended(
+        store,
+        CASE,
+        &lone,
+        "only",
+        OLD,
+        Some((OccurrenceEnd::Skipped, OLD + 1)),
+    )
+    .await;
+    let pruned = store
+        .prune_occurrences(skipped_before, finished_before)
+        .await;
+    assert_eq!(
+        ok(CASE, "prune", pruned),
+        3,
+        "[{CASE}] the three old ended rows"
+    );
+    let mut left: Vec<String> = ok(CASE, "history", store.job_history(&job, 100).await)
+        .into_iter()
+        .map(|r| r.occurrence)
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "done-newer",
+            "latest",
+            "retrying",
+            "running",
+            "skipped-newer"
+        ],
+        "[{CASE}]"
+    );
+    assert_eq!(
+        ok(CASE, "lone", store.job_history(&lone, 10).await).len(),
+        1,
+        "[{CASE}] a job's latest occurrence stays"
+    );
+    let again = store
+        .prune_occurrences(skipped_before, finished_before)
+        .await;
+    assert_eq!(
+        ok(CASE, "prune again", again),
+        0,
+        "[{CASE}] nothing left to prune"
     );
 }
 

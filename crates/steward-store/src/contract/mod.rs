@@ -134,6 +134,7 @@ pub async fn run_all(store: &dyn Store) {
     // The scheduler's records.
     jobs_claims_leases_retries_and_ends(store).await;
     jobs_heartbeats_replace_per_job(store).await;
+    jobs_prune_by_status_and_age(store).await;
     jobs_input_limits(store).await;
     proactive_messages_once_per_occurrence_with_engagement(store).await;
     proactive_input_limits(store).await;

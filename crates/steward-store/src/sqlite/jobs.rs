@@ -1,7 +1,8 @@
-//! `JobStore` for SQLite, part one: occurrences with their leases, and heartbeats. A claim
-//! reads and writes its row inside one IMMEDIATE transaction, so the write lock is held from
-//! the start and two processes on the file cannot both see a claimable row. Proactive
-//! messages and reminders are `proactive.rs`'s. Limits are `crate::validate::jobs`'.
+//! `JobStore` for SQLite, part one: occurrences with their leases and their pruning, and
+//! heartbeats. A claim reads and writes its row inside one IMMEDIATE transaction, so the
+//! write lock is held from the start and two processes on the file cannot both see a
+//! claimable row. Proactive messages and reminders are `proactive.rs`'s. Limits are
+//! `crate::validate::jobs`'.
 
 use super::{SqliteStore, decode_err, sql_limit};
 use crate::validate::jobs as check;
@@ -23,6 +24,14 @@ const END: &str = "UPDATE job_occurrences SET status = ?4, next_try_ms = ?5, fin
 const BEAT: &str = "INSERT INTO job_heartbeats (job, owner, at_ms) VALUES (?1, ?2, ?3) \
      ON CONFLICT (job) DO UPDATE SET owner = excluded.owner, at_ms = excluded.at_ms";
 const HEARTBEATS: &str = "SELECT job, owner, at_ms FROM job_heartbeats ORDER BY job";
+// Ended skipped rows before ?1, ended done/failed rows before ?2; a job's latest occurrence
+// (by `scheduled_ms`, the order `job_history` reads) stays: the scheduler's look back starts
+// there. `job_occurrences_by_due` serves the inner MAX.
+const PRUNE: &str = "DELETE FROM job_occurrences \
+     WHERE ((status = 'skipped' AND finished_ms < ?1) \
+         OR (status IN ('done', 'failed') AND finished_ms < ?2)) \
+       AND scheduled_ms < (SELECT max(l.scheduled_ms) FROM job_occurrences l \
+                           WHERE l.job = job_occurrences.job)";
 
 fn corrupt(what: &str) -> StoreError {
     StoreError::Corrupt(format!("job occurrence: bad {what}"))
@@ -238,6 +247,20 @@ impl SqliteStore {
             conn.prepare_cached(BEAT)?
                 .execute(params![job, owner, at_ms])?;
             Ok(())
+        })
+        .await
+    }
+
+    pub(super) async fn jobs_prune(
+        &self,
+        skipped_before_ms: i64,
+        finished_before_ms: i64,
+    ) -> Result<u64, StoreError> {
+        self.run(move |conn| {
+            let n = conn
+                .prepare_cached(PRUNE)?
+                .execute(params![skipped_before_ms, finished_before_ms])?;
+            Ok(u64::try_from(n).unwrap_or(u64::MAX))
         })
         .await
     }

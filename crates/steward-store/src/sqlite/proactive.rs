@@ -141,6 +141,14 @@ impl JobStore for SqliteStore {
         self.jobs_heartbeats().await
     }
 
+    async fn prune_occurrences(
+        &self,
+        skipped_before_ms: i64,
+        finished_before_ms: i64,
+    ) -> Result<u64, StoreError> {
+        self.jobs_prune(skipped_before_ms, finished_before_ms).await
+    }
+
     async fn record_proactive(&self, message: &ProactiveMessage) -> Result<bool, StoreError> {
         check::proactive(message)?;
         let m = message.clone();

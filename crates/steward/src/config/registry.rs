@@ -385,7 +385,7 @@ pub(crate) static FIELDS: &[Field] = &[
         rule: Rule::Int { min: 1, max: 3600 },
         secret: false,
         runtime: false,
-        help: "How often overdue approval cards are expired, in seconds",
+        help: "How often overdue approval cards are expired, in seconds (`steward serve` sweeps in whole minutes: rounded up)",
         apply: |s, v| s.approvals.sweep = secs(v),
     },
     Field {

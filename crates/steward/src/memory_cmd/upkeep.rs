@@ -12,9 +12,6 @@ use steward_llm::{ModelRef, Models, RetryPolicy};
 use steward_memory::RetentionPlan;
 use steward_protocol::Fact;
 
-/// Vectors filled per backfill round; rounds repeat until nothing is missing.
-const BACKFILL_BATCH: usize = 256;
-const MAX_BACKFILL_ROUNDS: usize = 10_000;
 const DAY_SECS: u64 = 24 * 60 * 60;
 
 pub(super) async fn reflect(
@@ -136,15 +133,7 @@ pub(super) async fn backfill(o: &Opened) -> anyhow::Result<ExitCode> {
              see scripts/fetch-model.sh",
         );
     };
-    let mut total = 0;
-    // Bounded so that rows which never get a vector cannot keep the command spinning.
-    for _ in 0..MAX_BACKFILL_ROUNDS {
-        let added = o.memory.backfill(BACKFILL_BATCH).await?;
-        total += added;
-        if added < BACKFILL_BATCH {
-            break;
-        }
-    }
+    let total = o.memory.backfill_all().await?;
     println!("added {} for {model}", count(total, "vector", "vectors"));
     Ok(ExitCode::SUCCESS)
 }
