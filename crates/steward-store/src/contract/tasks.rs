@@ -87,7 +87,7 @@ pub async fn tasks_round_trip_list_and_cancel_once(store: &dyn Store) {
     ));
     assert_eq!(
         active_mine(ok(CASE, "active after", store.active_tasks(100_000).await)),
-        [new.id.clone()]
+        vec![new.id.clone()]
     );
     assert_eq!(
         ids(ok(
@@ -95,7 +95,7 @@ pub async fn tasks_round_trip_list_and_cancel_once(store: &dyn Store) {
             "active only",
             store.tasks_of(&principal, false, 10).await
         )),
-        [new.id.clone()]
+        vec![new.id.clone()]
     );
     assert_eq!(
         ids(ok(
@@ -108,7 +108,7 @@ pub async fn tasks_round_trip_list_and_cancel_once(store: &dyn Store) {
     );
     assert_eq!(
         ids(ok(CASE, "limit", store.tasks_of(&principal, true, 1).await)),
-        [new.id.clone()]
+        vec![new.id.clone()]
     );
     assert!(ok(CASE, "limit 0", store.tasks_of(&principal, true, 0).await).is_empty());
 }
