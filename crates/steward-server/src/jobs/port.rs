@@ -82,8 +82,11 @@ pub trait JobsDesk: Send + Sync {
         who: &PrincipalId,
         include_closed: bool,
     ) -> Result<Vec<Reminder>, JobsDeskError>;
-    async fn cancel_reminder(&self, who: &PrincipalId, id: &str)
-    -> Result<Cancelled, JobsDeskError>;
+    async fn cancel_reminder(
+        &self,
+        who: &PrincipalId,
+        id: &str,
+    ) -> Result<Cancelled, JobsDeskError>;
     /// `who`'s recurring tasks: active ones oldest first, then (with `include_cancelled`)
     /// cancelled ones.
     async fn tasks(

@@ -107,10 +107,12 @@ fn cancelled_response(cancelled: Cancelled, what: &str) -> Response {
             resp.headers_mut().insert(SHOULD_RETRY, should_retry(false));
             resp
         }
-        Cancelled::NotFound => {
-            ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("no such {what}"))
-                .into_response()
-        }
+        Cancelled::NotFound => ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no such {what}"),
+        )
+        .into_response(),
     }
 }
 
@@ -349,10 +351,7 @@ pub(crate) async fn cancel_scheduled_task(
 ) -> Result<Response, ApiError> {
     let id = record_id(path, "task")?;
     let desk = desk_of(&state)?;
-    let cancelled = desk
-        .cancel_task(who.id(), &id)
-        .await
-        .map_err(desk_error)?;
+    let cancelled = desk.cancel_task(who.id(), &id).await.map_err(desk_error)?;
     Ok(cancelled_response(cancelled, "task"))
 }
 
@@ -368,12 +367,27 @@ mod tests {
     fn record_ids_and_job_names_are_checked_before_the_desk() {
         let hex = "0123456789abcdef0123456789abcdef";
         assert_eq!(record_id(path(hex), "reminder").unwrap(), hex);
-        assert_eq!(record_id(path(&"a".repeat(128)), "task").unwrap().len(), 128);
-        for bad in ["", "../x", "a/b", "a b", "a.b", "é", "a\0", &"a".repeat(129)] {
+        assert_eq!(
+            record_id(path(&"a".repeat(128)), "task").unwrap().len(),
+            128
+        );
+        for bad in [
+            "",
+            "../x",
+            "a/b",
+            "a b",
+            "a.b",
+            "é",
+            "a\0",
+            &"a".repeat(129),
+        ] {
             let err = record_id(path(bad), "task").unwrap_err();
             assert_eq!(err.status(), StatusCode::BAD_REQUEST, "{bad:?}");
         }
-        assert_eq!(job_name(path("weekly-recap")).unwrap().as_str(), "weekly-recap");
+        assert_eq!(
+            job_name(path("weekly-recap")).unwrap().as_str(),
+            "weekly-recap"
+        );
         for bad in ["Briefing", "a b", "../x", "", &"a".repeat(65)] {
             assert!(job_name(path(bad)).is_err(), "{bad:?}");
         }

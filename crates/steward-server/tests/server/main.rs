@@ -16,6 +16,7 @@ mod desk;
 mod grants;
 mod headers;
 mod hostile;
+mod jobs;
 mod limits;
 mod memory;
 mod memory_kept;
