@@ -4,7 +4,7 @@
 //! under `/api/v1/scheduled/` (list; cancel one with `DELETE`).
 //!
 //! Owns: reading paths and query strings (a job name by `JobName`'s rule, a reminder's or
-//! task's id by the record-id rule below, both before the desk is asked), the JSON shapes, and
+//! task's id by `ScheduledId`'s, both before the desk is asked), the JSON shapes, and
 //! mapping `JobsDeskError` and `Cancelled` to HTTP. Does not own: what a job is, when it fires,
 //! or whose reminders are whose (the desk answers for the principal it is given, and another
 //! person's id reads as unknown there).
@@ -22,13 +22,11 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use steward_protocol::{JobName, ValueError, ValueKind};
+use steward_protocol::{JobName, ScheduledId, ValueError, ValueKind};
 use steward_store::{Reminder, Task};
 
 const DEFAULT_LIMIT: usize = 100;
 const MAX_LIMIT: usize = 1_000;
-/// Longest reminder or task id (the store's id rule; Steward makes them as 32 hex digits).
-const MAX_RECORD_ID_LEN: usize = 128;
 
 #[derive(Deserialize)]
 pub(crate) struct RemindersQuery {
@@ -76,22 +74,15 @@ fn job_name(path: Result<Path<String>, PathRejection>) -> Result<JobName, ApiErr
     JobName::parse(&raw).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
-/// A reminder's or task's id from the path: 1..=128 ASCII letters, digits, `-` or `_`.
-/// Checked here so that nothing else (a `../`, a control byte, a megabyte) reaches the desk.
-fn record_id(path: Result<Path<String>, PathRejection>, what: &str) -> Result<String, ApiError> {
-    let bad = || {
-        ApiError::bad_request(format!(
-            "invalid {what} id: 1 to {MAX_RECORD_ID_LEN} letters, digits, - or _"
-        ))
-    };
+/// A reminder's or task's id from the path, by `ScheduledId`'s rule, so that nothing else (a
+/// `../`, a control byte, a megabyte) reaches the desk.
+fn scheduled_id(path: Result<Path<String>, PathRejection>) -> Result<ScheduledId, ApiError> {
     let Ok(Path(raw)) = path else {
-        return Err(bad());
+        return Err(ApiError::bad_request(ValueError::rule_message(
+            ValueKind::ScheduledId,
+        )));
     };
-    let allowed = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
-    if raw.is_empty() || raw.len() > MAX_RECORD_ID_LEN || !raw.bytes().all(allowed) {
-        return Err(bad());
-    }
-    Ok(raw)
+    ScheduledId::parse(&raw).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
 /// 204 when cancelled now; 409 with how it stands when it was closed before; 404 otherwise.
@@ -264,7 +255,7 @@ pub(crate) async fn list_scheduled_reminders(
     path = "/api/v1/scheduled/reminders/{id}",
     operation_id = "cancel_scheduled_reminder",
     tag = "jobs",
-    params(("id" = String, Path, description = "The reminder's id (1 to 128 letters, digits, - or _)")),
+    params(("id" = String, Path, description = "The reminder's id (1 to 128 letters, digits, _ or -)")),
     responses(
         (status = 204, description = "Cancelled: it will not be delivered"),
         (status = 400, response = crate::apidoc::BadRequest),
@@ -280,10 +271,10 @@ pub(crate) async fn cancel_scheduled_reminder(
     Authenticated(who): Authenticated,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
-    let id = record_id(path, "reminder")?;
+    let id = scheduled_id(path)?;
     let desk = desk_of(&state)?;
     let cancelled = desk
-        .cancel_reminder(who.id(), &id)
+        .cancel_reminder(who.id(), id.as_str())
         .await
         .map_err(desk_error)?;
     Ok(cancelled_response(cancelled, "reminder"))
@@ -333,7 +324,7 @@ pub(crate) async fn list_scheduled_tasks(
     path = "/api/v1/scheduled/tasks/{id}",
     operation_id = "cancel_scheduled_task",
     tag = "jobs",
-    params(("id" = String, Path, description = "The task's id (1 to 128 letters, digits, - or _)")),
+    params(("id" = String, Path, description = "The task's id (1 to 128 letters, digits, _ or -)")),
     responses(
         (status = 204, description = "Cancelled: it runs no more"),
         (status = 400, response = crate::apidoc::BadRequest),
@@ -349,9 +340,12 @@ pub(crate) async fn cancel_scheduled_task(
     Authenticated(who): Authenticated,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
-    let id = record_id(path, "task")?;
+    let id = scheduled_id(path)?;
     let desk = desk_of(&state)?;
-    let cancelled = desk.cancel_task(who.id(), &id).await.map_err(desk_error)?;
+    let cancelled = desk
+        .cancel_task(who.id(), id.as_str())
+        .await
+        .map_err(desk_error)?;
     Ok(cancelled_response(cancelled, "task"))
 }
 
@@ -364,32 +358,18 @@ mod tests {
     }
 
     #[test]
-    fn record_ids_and_job_names_are_checked_before_the_desk() {
+    fn ids_and_job_names_from_the_path_are_checked() {
         let hex = "0123456789abcdef0123456789abcdef";
-        assert_eq!(record_id(path(hex), "reminder").unwrap(), hex);
-        assert_eq!(
-            record_id(path(&"a".repeat(128)), "task").unwrap().len(),
-            128
-        );
-        for bad in [
-            "",
-            "../x",
-            "a/b",
-            "a b",
-            "a.b",
-            "é",
-            "a\0",
-            &"a".repeat(129),
-        ] {
-            let err = record_id(path(bad), "task").unwrap_err();
+        assert_eq!(scheduled_id(path(hex)).unwrap().as_str(), hex);
+        for bad in ["", "../x", "a b", &"a".repeat(129)] {
+            let err = scheduled_id(path(bad)).unwrap_err();
             assert_eq!(err.status(), StatusCode::BAD_REQUEST, "{bad:?}");
         }
-        assert_eq!(
-            job_name(path("weekly-recap")).unwrap().as_str(),
-            "weekly-recap"
-        );
-        for bad in ["Briefing", "a b", "../x", "", &"a".repeat(65)] {
-            assert!(job_name(path(bad)).is_err(), "{bad:?}");
+        let name = job_name(path("weekly-recap")).unwrap();
+        assert_eq!(name.as_str(), "weekly-recap");
+        for bad in ["Briefing", "a b", "../x", ""] {
+            let err = job_name(path(bad)).unwrap_err();
+            assert_eq!(err.status(), StatusCode::BAD_REQUEST, "{bad:?}");
         }
     }
 }

@@ -610,6 +610,22 @@ async fn hostile_paths_and_queries_are_400_before_the_desk() {
         body["error"]["message"],
         "invalid job name: 1 to 64 of a-z, 0-9, _ and - (it has a character not allowed)"
     );
+    let (_, body) = call(
+        &server,
+        Method::DELETE,
+        "/api/v1/scheduled/reminders/..%2Fr1",
+    )
+    .await;
+    assert_eq!(
+        body["error"]["message"],
+        "invalid reminder or task id: 1 to 128 letters, digits, _ or - (it has a character not allowed)"
+    );
+    let path = format!("/api/v1/scheduled/tasks/{long}");
+    let (_, body) = call(&server, Method::DELETE, &path).await;
+    assert_eq!(
+        body["error"]["message"],
+        "invalid reminder or task id: 1 to 128 letters, digits, _ or - (it is too long)"
+    );
     let (_, body) = call(&server, Method::GET, "/api/v1/scheduled/tasks?limit=1001").await;
     assert_eq!(
         body["error"]["message"],
