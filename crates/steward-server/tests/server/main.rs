@@ -17,6 +17,7 @@ mod grants;
 mod headers;
 mod hostile;
 mod jobs;
+mod jobs_fake;
 mod limits;
 mod memory;
 mod memory_kept;

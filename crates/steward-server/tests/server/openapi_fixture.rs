@@ -52,7 +52,7 @@ pub async fn start_documented(fake: Arc<Fake>) -> Documented {
     cfg.conversations = Some(Arc::new(Conversations));
     cfg.settings = Some(crate::settings::FakeSettings::new());
     cfg.status = Some(crate::status::source(false));
-    cfg.jobs = Some(crate::jobs::FakeJobs::new());
+    cfg.jobs = Some(crate::jobs_fake::FakeJobs::new());
     cfg.sign_in = Some(steward_server::WebSignIn {
         sessions: store.clone(),
         secrets: store.clone(),
