@@ -41,6 +41,6 @@ pub use upload::{
 };
 pub use values::{
     ActionId, FactKey, GrantId, JobName, MAX_FACT_KEY_LEN, MAX_JOB_NAME_LEN, MAX_OPAQUE_ID_LEN,
-    MAX_PRINCIPAL_ID_LEN, MAX_TAG_LEN, MAX_TAGS, MAX_TOOL_NAME_LEN, PrincipalId, Problem, Tag,
-    ToolName, TurnId, ValueError, ValueKind,
+    MAX_PRINCIPAL_ID_LEN, MAX_SCHEDULED_ID_LEN, MAX_TAG_LEN, MAX_TAGS, MAX_TOOL_NAME_LEN,
+    PrincipalId, Problem, ScheduledId, Tag, ToolName, TurnId, ValueError, ValueKind,
 };

@@ -1,5 +1,6 @@
 //! Validated values that more than one surface accepts: fact keys, tags, tool names, the
-//! opaque ids of actions, grants and turns, the recorded id of a principal, job names. Each has exactly one rule, here; HTTP, the tools,
+//! opaque ids of actions, grants and turns, the recorded id of a principal, job names, the ids
+//! of scheduled reminders and tasks. Each has exactly one rule, here; HTTP, the tools,
 //! the MCP server, the CLI and the store's write checks all call its `parse`, so they refuse
 //! the same input with the same words.
 //!
@@ -28,6 +29,8 @@ pub const MAX_OPAQUE_ID_LEN: usize = 128;
 pub const MAX_PRINCIPAL_ID_LEN: usize = 128;
 /// Longest job name, in bytes.
 pub const MAX_JOB_NAME_LEN: usize = 64;
+/// Longest id of a scheduled reminder or task, in bytes (the store's id limit).
+pub const MAX_SCHEDULED_ID_LEN: usize = 128;
 
 /// Which value a `ValueError` is about; its `Display` is the value's name in messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -40,6 +43,7 @@ pub enum ValueKind {
     TurnId,
     PrincipalId,
     JobName,
+    ScheduledId,
 }
 
 impl ValueKind {
@@ -53,6 +57,7 @@ impl ValueKind {
             ValueKind::TurnId => "turn id",
             ValueKind::PrincipalId => "principal id",
             ValueKind::JobName => "job name",
+            ValueKind::ScheduledId => "reminder or task id",
         }
     }
 
@@ -67,6 +72,7 @@ impl ValueKind {
             }
             ValueKind::PrincipalId => "1 to 128 letters, digits, ., _, :, @ or -",
             ValueKind::JobName => "1 to 64 of a-z, 0-9, _ and -",
+            ValueKind::ScheduledId => "1 to 128 letters, digits, _ or -",
         }
     }
 
@@ -78,6 +84,7 @@ impl ValueKind {
             ValueKind::ActionId | ValueKind::GrantId | ValueKind::TurnId => MAX_OPAQUE_ID_LEN,
             ValueKind::PrincipalId => MAX_PRINCIPAL_ID_LEN,
             ValueKind::JobName => MAX_JOB_NAME_LEN,
+            ValueKind::ScheduledId => MAX_SCHEDULED_ID_LEN,
         }
     }
 
@@ -96,6 +103,8 @@ impl ValueKind {
             }
             // Room for a surface's namespaced ids: `tg:12345`, `web:ann`, `ann@example.org`.
             ValueKind::PrincipalId => b.is_ascii_alphanumeric() || b"._:@-".contains(&b),
+            // Steward makes them as 32 hex digits; room for `_` beside the opaque ids' `-`.
+            ValueKind::ScheduledId => b.is_ascii_alphanumeric() || b"_-".contains(&b),
         }
     }
 
@@ -259,6 +268,15 @@ value!(
     /// `[a-z0-9_-]`. Also the last part of its `jobs.NAME.*` configuration keys.
     JobName,
     ValueKind::JobName
+);
+
+value!(
+    /// A scheduled reminder's or recurring task's id, as a caller names one to cancel it (32
+    /// hex digits when Steward makes it): 1..=128 of `[A-Za-z0-9_-]`. The store keeps any id
+    /// of up to 128 bytes; lookups by a caller's id go through this rule, so a path's `../` or
+    /// a control byte never reaches it.
+    ScheduledId,
+    ValueKind::ScheduledId
 );
 
 impl PrincipalId {

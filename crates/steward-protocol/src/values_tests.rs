@@ -225,3 +225,28 @@ fn job_names() {
     let err = JobName::parse("Secret Name").unwrap_err().to_string();
     assert!(err.contains("job name") && !err.contains("Secret"), "{err}");
 }
+
+#[test]
+fn scheduled_ids() {
+    let hex = "0123456789abcdef0123456789abcdef";
+    for good in [hex, "t1", "R-2_x", &"a".repeat(128)] {
+        assert_eq!(ScheduledId::parse(good).unwrap().as_str(), good);
+    }
+    assert_eq!(problem(ScheduledId::parse("")), Problem::Empty);
+    assert_eq!(
+        problem(ScheduledId::parse(&"a".repeat(129))),
+        Problem::TooLong
+    );
+    for bad in ["../x", "a/b", "a b", "a.b", "é", "a\0", "a\n", "a%2F"] {
+        assert_eq!(
+            problem(ScheduledId::parse(bad)),
+            Problem::BadChar,
+            "{bad:?}"
+        );
+    }
+    let err = ScheduledId::parse("secret id").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "invalid reminder or task id: 1 to 128 letters, digits, _ or - (it has a character not allowed)"
+    );
+}

@@ -1,7 +1,7 @@
 //! Turning a raw request body into a typed value with clear, JSON-shaped errors.
 //!
 //! Owns: the Content-Type check, the body-size error, malformed-vs-mistyped JSON, and the
-//! message-text limits shared by both APIs, the `limit` query rule every listing route uses. Does not own: the size limit itself (set by
+//! message-text limits shared by both APIs, the `limit` and yes/no query rules every listing route uses. Does not own: the size limit itself (set by
 //! `DefaultBodyLimit` in the router) or route-specific validation.
 
 use crate::MAX_TEXT_BYTES;
@@ -103,6 +103,18 @@ pub(crate) fn parse_limit(
         Ok(n) if (1..=max).contains(&n) => Ok(n),
         _ => Err(ApiError::bad_request(format!(
             "limit must be a whole number from 1 to {max}"
+        ))),
+    }
+}
+
+/// A yes/no query parameter (`include_done`, `include_closed`): absent → false, else exactly
+/// `true` or `false`.
+pub(crate) fn flag(raw: Option<&str>, name: &str) -> Result<bool, ApiError> {
+    match raw {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(ApiError::bad_request(format!(
+            "{name} must be true or false"
         ))),
     }
 }

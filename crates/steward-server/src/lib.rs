@@ -1,6 +1,7 @@
 //! Steward's HTTP surfaces on axum: health, the Steward API (JSON and SSE), the
 //! approval and grant routes, the memory routes (facts, notes, search, read-later, learnings,
-//! reminders), the status route, the OpenAI-compatible API, the web app's embedded files
+//! reminders), the status route, the scheduler's routes (`jobs`: jobs, run now, scheduled
+//! reminders and tasks), the OpenAI-compatible API, the web app's embedded files
 //! (`assets`), the web app's sign-in (sessions, cookie auth beside the bearer token, CSRF, the
 //! failed-sign-in limit), the API document (`apidoc`, built on its first request, not with the
 //! router) and hostile-input handling.
@@ -164,6 +165,7 @@ impl fmt::Debug for ServerConfig {
             .field("sign_in", &self.sign_in.is_some())
             .field("trusted_proxy", &self.trusted_proxy)
             .field("status", &self.status.is_some())
+            .field("jobs", &self.jobs.is_some())
             .field("mini_app", &self.mini_app.is_some())
             .field("telegram_webhook", &self.telegram_webhook.is_some())
             .finish()
@@ -308,6 +310,12 @@ fn documented_routes(with_parts: DefaultBodyLimit, mcp: Option<Router>) -> Docum
         .routes(documented!(memory::delete_learning))
         .routes(documented!(memory::list_reminders))
         .routes(documented!(memory::patch_reminder, memory::delete_reminder))
+        .routes(documented!(jobs::list_jobs))
+        .routes(documented!(jobs::run_job))
+        .routes(documented!(jobs::list_scheduled_reminders))
+        .routes(documented!(jobs::cancel_scheduled_reminder))
+        .routes(documented!(jobs::list_scheduled_tasks))
+        .routes(documented!(jobs::cancel_scheduled_task))
         .routes(documented!(settings::list))
         .routes(documented!(settings::put, settings::reset))
         .routes(documented!(openai::chat_completions).layer(with_parts))

@@ -92,6 +92,7 @@ pub(crate) const SESSION_COOKIE: &str = "steward_session";
         (name = "approvals", description = "Pending actions and their decisions"),
         (name = "grants", description = "Time-limited permissions for a tool in a conversation"),
         (name = "memory", description = "Facts, notes and search"),
+        (name = "jobs", description = "The scheduler's jobs, and the reminders and recurring tasks it runs for the caller"),
         (name = "openai", description = "The OpenAI-compatible API"),
         (name = "mcp", description = "Steward's MCP server"),
         (name = "web", description = "The web app's page and files, and the Telegram Mini App's page (no credential: they hold no data)"),

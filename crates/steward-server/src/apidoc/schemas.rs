@@ -13,6 +13,12 @@
 //! Owns: the names and shapes of those bodies in the document. Does not own: the bodies.
 #![allow(dead_code)] // Schema-only types: read by the derive, never constructed.
 
+mod jobs;
+
+pub(crate) use jobs::{
+    AlreadyClosed, JobList, JobRunReply, ScheduledReminderList, ScheduledTaskList,
+};
+
 use crate::error::ErrorBody;
 use serde_json::Value;
 use steward_protocol::{

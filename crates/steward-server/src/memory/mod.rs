@@ -40,6 +40,7 @@ pub(crate) use reminders::{
 pub(crate) use search::{__path_search, search};
 
 use crate::AppState;
+use crate::body::flag;
 use crate::error::ApiError;
 use axum::extract::Path;
 use axum::extract::rejection::PathRejection;
@@ -88,17 +89,6 @@ fn row_id(path: Result<Path<String>, PathRejection>, what: &str) -> Result<i64, 
     match raw.parse::<i64>() {
         Ok(id) if id > 0 => Ok(id),
         _ => Err(bad()),
-    }
-}
-
-/// A yes/no query parameter: absent → false, else exactly `true` or `false`.
-fn flag(raw: Option<&str>, name: &str) -> Result<bool, ApiError> {
-    match raw {
-        None | Some("false") => Ok(false),
-        Some("true") => Ok(true),
-        Some(_) => Err(ApiError::bad_request(format!(
-            "{name} must be true or false"
-        ))),
     }
 }
 

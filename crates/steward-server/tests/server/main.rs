@@ -16,6 +16,8 @@ mod desk;
 mod grants;
 mod headers;
 mod hostile;
+mod jobs;
+mod jobs_fake;
 mod limits;
 mod memory;
 mod memory_kept;

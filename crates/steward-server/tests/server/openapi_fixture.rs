@@ -1,5 +1,6 @@
 //! For the API document tests: a server with every part enabled (memory over a real
-//! in-memory store, a fake approval desk and conversations read side, a stand-in MCP service)
+//! in-memory store, a fake approval desk, conversations read side and scheduler, a stand-in
+//! MCP service)
 //! and the sample request of each documented operation, with the status it must get.
 
 use crate::desk::{FakeDesk, action, audit_step, feed, finished};
@@ -51,6 +52,7 @@ pub async fn start_documented(fake: Arc<Fake>) -> Documented {
     cfg.conversations = Some(Arc::new(Conversations));
     cfg.settings = Some(crate::settings::FakeSettings::new());
     cfg.status = Some(crate::status::source(false));
+    cfg.jobs = Some(crate::jobs_fake::FakeJobs::new());
     cfg.sign_in = Some(steward_server::WebSignIn {
         sessions: store.clone(),
         secrets: store.clone(),
@@ -494,6 +496,40 @@ pub fn samples(method: &str, template: &str, seeded: &Seeded) -> Vec<Sample> {
             s("/api/v1/status?days=7", 200),
             s("/api/v1/status?days=0", 400),
             s("/api/v1/status?days=abc", 400),
+        ],
+        ("get", "/api/v1/jobs") => vec![s(template, 200)],
+        ("post", "/api/v1/jobs/{name}/run") => vec![
+            s("/api/v1/jobs/briefing/run", 200),
+            s("/api/v1/jobs/nope/run", 404),
+            s("/api/v1/jobs/tasks/run", 409),
+            s("/api/v1/jobs/Briefing/run", 400),
+        ],
+        ("get", "/api/v1/scheduled/reminders") => vec![
+            s(template, 200),
+            s(
+                "/api/v1/scheduled/reminders?include_closed=true&limit=5",
+                200,
+            ),
+            s("/api/v1/scheduled/reminders?limit=1001", 400),
+        ],
+        ("delete", "/api/v1/scheduled/reminders/{id}") => vec![
+            s("/api/v1/scheduled/reminders/r1", 204),
+            s("/api/v1/scheduled/reminders/r2", 409),
+            s("/api/v1/scheduled/reminders/rm", 404),
+            s("/api/v1/scheduled/reminders/..%2Fr1", 400),
+        ],
+        ("get", "/api/v1/scheduled/tasks") => vec![
+            s(template, 200),
+            s(
+                "/api/v1/scheduled/tasks?include_cancelled=true&limit=5",
+                200,
+            ),
+            s("/api/v1/scheduled/tasks?include_cancelled=yes", 400),
+        ],
+        ("delete", "/api/v1/scheduled/tasks/{id}") => vec![
+            s("/api/v1/scheduled/tasks/t1", 204),
+            s("/api/v1/scheduled/tasks/t2", 409),
+            s("/api/v1/scheduled/tasks/unknown", 404),
         ],
         ("get", "/api/v1/settings") => vec![s(template, 200)],
         ("put", "/api/v1/settings/{key}") => vec![
