@@ -447,6 +447,57 @@ fn truncate(s: &str, max: usize) -> String {
     }
 }
 
+/// Answer text as the terminal may print it: line breaks and tabs kept, every other control
+/// character (ESC above all) shown as its escape instead of acted on.
+fn answer_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.split('\n')
+        .map(|line| {
+            line.split('\t')
+                .map(crate::memory_cmd::terminal_safe)
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        .into()
+}
+
+/// A proactive message for the terminal, printed where the owner is typing (stderr, so an
+/// answer piped to a file stays clean), its text made safe for the terminal line by line.
+struct TerminalNotice;
+
+#[async_trait::async_trait]
+impl steward_core::Deliver for TerminalNotice {
+    async fn deliver(
+        &self,
+        target: &steward_core::DeliveryTarget,
+        message: &steward_core::Proactive,
+    ) -> Result<(), String> {
+        let text: Vec<String> = message
+            .text
+            .lines()
+            .map(crate::memory_cmd::terminal_safe)
+            .collect();
+        let mut notice = format!(
+            "\n🔔 {}\n   (conversation {})",
+            text.join("\n   "),
+            target.conversation
+        );
+        if !message.cards.is_empty() {
+            notice.push_str("\n   A card waits for you: `steward approvals`, or the web app.");
+        }
+        eprint!("{notice}\n› ");
+        let _ = std::io::stderr().flush();
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod pinning {
     use super::*;
@@ -513,56 +564,5 @@ mod pinning {
             let mark = if *ok { "✓" } else { "✗" };
             assert!(err.contains(&format!("{mark} {name}:")), "{err}");
         }
-    }
-}
-
-/// Answer text as the terminal may print it: line breaks and tabs kept, every other control
-/// character (ESC above all) shown as its escape instead of acted on.
-fn answer_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\n' | '\t'))
-    {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    text.split('\n')
-        .map(|line| {
-            line.split('\t')
-                .map(crate::memory_cmd::terminal_safe)
-                .collect::<Vec<_>>()
-                .join("\t")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        .into()
-}
-
-/// A proactive message for the terminal, printed where the owner is typing (stderr, so an
-/// answer piped to a file stays clean), its text made safe for the terminal line by line.
-struct TerminalNotice;
-
-#[async_trait::async_trait]
-impl steward_core::Deliver for TerminalNotice {
-    async fn deliver(
-        &self,
-        target: &steward_core::DeliveryTarget,
-        message: &steward_core::Proactive,
-    ) -> Result<(), String> {
-        let text: Vec<String> = message
-            .text
-            .lines()
-            .map(crate::memory_cmd::terminal_safe)
-            .collect();
-        let mut notice = format!(
-            "\n🔔 {}\n   (conversation {})",
-            text.join("\n   "),
-            target.conversation
-        );
-        if !message.cards.is_empty() {
-            notice.push_str("\n   A card waits for you: `steward approvals`, or the web app.");
-        }
-        eprint!("{notice}\n› ");
-        let _ = std::io::stderr().flush();
-        Ok(())
     }
 }

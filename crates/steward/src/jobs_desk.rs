@@ -181,7 +181,7 @@ impl JobsDesk for AppJobsDesk {
 
     async fn cancel_task(&self, who: &PrincipalId, id: &str) -> Result<Cancelled, JobsDeskError> {
         let found = self.store.task(id).await.map_err(store_failed)?;
-        if !found.is_some_and(|t| &t.principal == who) {
+        if found.is_none_or(|t| &t.principal != who) {
             return Ok(Cancelled::NotFound);
         }
         if self
