@@ -89,7 +89,7 @@ pub use validate::{
 /// replay updates or deliver a conversation into another chat. The scheduler's tables are
 /// here because a model writing `reminders` would schedule a message without the approval a
 /// `schedule_reminder` call asks for (or redirect one to another conversation) — and one in
-/// `tasks` would run a prompt of the model's choosing on a schedule without the card that
+/// `scheduled_tasks` would run a prompt of the model's choosing on a schedule without the card that
 /// `schedule_task` shows —, and one
 /// writing `job_occurrences`, `job_heartbeats` or `proactive_messages` could silence a job,
 /// fake its health or forge the engagement that decides what may speak.
@@ -117,7 +117,7 @@ pub const PROTECTED_TABLES: &[&str] = &[
     "job_heartbeats",
     "proactive_messages",
     "reminders",
-    "tasks",
+    "scheduled_tasks",
 ];
 
 /// Every table whose name starts with this (the per-model vector tables `memory_vecb_*` and

@@ -331,7 +331,7 @@ async fn a_v13_database_keeps_its_scores_and_gains_their_genre() {
     let raw = Connection::open(&path).unwrap();
     raw.execute_batch(
         "DROP TABLE job_occurrences; DROP TABLE job_heartbeats;
-         DROP TABLE proactive_messages; DROP TABLE reminders; DROP TABLE tasks;
+         DROP TABLE proactive_messages; DROP TABLE reminders; DROP TABLE scheduled_tasks;
          ALTER TABLE scores DROP COLUMN genre;
          INSERT INTO scores (trace_id, name, value, action_id, at_ms)
              VALUES ('trace-old', 'user_feedback', 1.0, NULL, 5);

@@ -90,7 +90,7 @@ async fn a_task_set_in_chat_runs_on_time_and_its_consequential_step_waits_for_th
     ));
     let (card, confirm) = newest_card(&bot, 0, "the schedule_task card").await;
     assert_eq!(
-        count(&dir, "SELECT count(*) FROM tasks"),
+        count(&dir, "SELECT count(*) FROM scheduled_tasks"),
         0,
         "nothing is scheduled before the owner confirms"
     );
@@ -111,20 +111,23 @@ async fn a_task_set_in_chat_runs_on_time_and_its_consequential_step_waits_for_th
     assert_eq!(
         count(
             &dir,
-            "SELECT count(*) FROM tasks WHERE status = 'active' AND surface = 'telegram' AND schedule = 'every 15m'"
+            "SELECT count(*) FROM scheduled_tasks WHERE status = 'active' AND surface = 'telegram' AND schedule = 'every 15m'"
         ),
         1
     );
     let calls_before_run = fake.requests().len();
     let set_in: String = db(&dir)
-        .query_row("SELECT conversation FROM tasks", [], |r| r.get(0))
+        .query_row("SELECT conversation FROM scheduled_tasks", [], |r| r.get(0))
         .unwrap();
 
     // 2. The session goes away; the task was set an hour ago, so a fire is due now.
     bot.push_update(tg::private_text(3, ANN, "/new"));
     until(&bot, "the /new reply", |b| texts_to(b, ANN).len() >= 3).await;
     db(&dir)
-        .execute("UPDATE tasks SET created_ms = created_ms - 3600000", [])
+        .execute(
+            "UPDATE scheduled_tasks SET created_ms = created_ms - 3600000",
+            [],
+        )
         .unwrap();
     let cards_before = bot.calls_of("editMessageReplyMarkup").len();
 

@@ -1,4 +1,4 @@
-//! `TaskStore` for SQLite: the recurring tasks table (v17). Limits are
+//! `TaskStore` for SQLite: the recurring tasks table `scheduled_tasks` (v17). Limits are
 //! `crate::validate::tasks`'.
 
 use super::{SqliteStore, decode_err, sql_limit};
@@ -10,11 +10,10 @@ use steward_protocol::{ConversationId, PrincipalId};
 
 const COLUMNS: &str = "id, principal, title, prompt, schedule, surface, conversation, trace_id, \
      status, created_ms, cancelled_ms";
-const ADD: &str = "INSERT INTO tasks \
+const ADD: &str = "INSERT INTO scheduled_tasks \
      (id, principal, title, prompt, schedule, surface, conversation, trace_id, status, created_ms, cancelled_ms) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, NULL)";
-const CANCEL: &str =
-    "UPDATE tasks SET status = 'cancelled', cancelled_ms = ?2 WHERE id = ?1 AND status = 'active'";
+const CANCEL: &str = "UPDATE scheduled_tasks SET status = 'cancelled', cancelled_ms = ?2 WHERE id = ?1 AND status = 'active'";
 
 fn corrupt(what: &str) -> StoreError {
     StoreError::Corrupt(format!("task: bad {what}"))
@@ -43,7 +42,7 @@ fn tasks_where(
     condition: &str,
     args: &[&dyn rusqlite::ToSql],
 ) -> Result<Vec<Task>, StoreError> {
-    let sql = format!("SELECT {COLUMNS} FROM tasks WHERE {condition}");
+    let sql = format!("SELECT {COLUMNS} FROM scheduled_tasks WHERE {condition}");
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt.query(args)?;
     let mut out = Vec::new();
@@ -79,7 +78,7 @@ impl TaskStore for SqliteStore {
         validate::id("task id", id)?;
         let id = id.to_owned();
         self.run(move |conn| {
-            let sql = format!("SELECT {COLUMNS} FROM tasks WHERE id = ?1");
+            let sql = format!("SELECT {COLUMNS} FROM scheduled_tasks WHERE id = ?1");
             let mut stmt = conn.prepare_cached(&sql)?;
             stmt.query_row([id], |row| Ok(task_from(row)))
                 .optional()?

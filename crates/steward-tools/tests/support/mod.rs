@@ -88,8 +88,8 @@ CREATE TABLE proactive_messages (id INTEGER PRIMARY KEY, genre TEXT, trace_id TE
 INSERT INTO proactive_messages VALUES (1, 'briefing', 'trace-proactive');
 CREATE TABLE reminders (id TEXT PRIMARY KEY, text TEXT, due_ms INTEGER, conversation TEXT);
 INSERT INTO reminders VALUES ('r1', 'reminder-do-not-leak', 1, 'c1');
-CREATE TABLE tasks (id TEXT PRIMARY KEY, prompt TEXT, schedule TEXT, conversation TEXT);
-INSERT INTO tasks VALUES ('t1', 'task-prompt-do-not-leak', 'every 1m', 'c1');
+CREATE TABLE scheduled_tasks (id TEXT PRIMARY KEY, prompt TEXT, schedule TEXT, conversation TEXT);
+INSERT INTO scheduled_tasks VALUES ('t1', 'task-prompt-do-not-leak', 'every 1m', 'c1');
 ";
 
 static NEXT: AtomicU32 = AtomicU32::new(0);
