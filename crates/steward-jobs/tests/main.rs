@@ -7,6 +7,7 @@
 mod briefing_job;
 mod briefing_support;
 mod follow_ups_job;
+mod idle_day;
 mod reminders_job;
 mod runner;
 mod runner_support;
