@@ -184,13 +184,20 @@ async fn hostile_and_oversized_arguments_store_nothing() {
     }
     let owner = PrincipalId::parse("owner").unwrap();
     assert!(t.store.tasks_of(&owner, true, 10).await.unwrap().is_empty());
-    let long_id = "i".repeat(500);
-    assert!(
-        t.cancel
-            .run(json!({"id": long_id}), &ctx("owner"))
-            .await
-            .is_err()
-    );
+    for bad in [
+        "i".repeat(500),
+        "../etc".to_owned(),
+        "a b".to_owned(),
+        String::new(),
+    ] {
+        assert!(
+            matches!(
+                t.cancel.run(json!({"id": bad}), &ctx("owner")).await,
+                Err(ToolError::InvalidArguments(_))
+            ),
+            "{bad:?}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
-use steward_protocol::{Clock, Effect};
+use steward_protocol::{Clock, Effect, ScheduledId};
 use steward_store::{JobStore, MAX_REMINDER_TEXT_LEN, Reminder, ReminderStatus, StoreError};
 use steward_tools::{OutputTrust, Reach, Tool, ToolContext, ToolError, str_arg};
 
@@ -261,7 +261,9 @@ impl Tool for CancelReminder {
     }
 
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let id = str_arg(&args, "id")?.trim();
+        let id = ScheduledId::parse(str_arg(&args, "id")?.trim())
+            .map_err(|e| ToolError::InvalidArguments(format!("argument `id`: {e}")))?;
+        let id = id.as_str();
         let found = self.store.reminder(id).await.map_err(store_error)?;
         // Another principal's reminder reads as unknown: ids are not a way to probe.
         let Some(reminder) = found.filter(|r| &r.principal == ctx.principal.id()) else {

@@ -15,7 +15,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
-use steward_protocol::{Clock, Effect};
+use steward_protocol::{Clock, Effect, ScheduledId};
 use steward_store::{
     MAX_TASK_PROMPT_LEN, MAX_TASK_TITLE_LEN, StoreError, Task, TaskStatus, TaskStore,
 };
@@ -328,7 +328,9 @@ impl Tool for CancelTask {
     }
 
     async fn run(&self, args: Value, ctx: &ToolContext) -> Result<String, ToolError> {
-        let id = str_arg(&args, "id")?.trim();
+        let id = ScheduledId::parse(str_arg(&args, "id")?.trim())
+            .map_err(|e| ToolError::InvalidArguments(format!("argument `id`: {e}")))?;
+        let id = id.as_str();
         let found = self.store.task(id).await.map_err(store_error)?;
         // Another principal's task reads as unknown: ids are not a way to probe.
         let Some(task) = found.filter(|t| &t.principal == ctx.principal.id()) else {
