@@ -6,6 +6,7 @@
 
 mod briefing_job;
 mod briefing_support;
+mod briefing_weather;
 mod follow_ups_job;
 mod idle_day;
 mod reminders_job;

@@ -21,6 +21,8 @@ pub struct App {
     pub store: Arc<dyn Store>,
     pub memory: Arc<steward_memory::Memory>,
     /// The model providers the assistant calls (the scheduler's reflection asks them too).
+    /// The tool registry the assistant offers (the briefing's weather tool is called from it).
+    pub tools: Arc<ToolRegistry>,
     pub models: Arc<Models>,
     /// The clock every part of this app reads "now" from.
     pub clock: Arc<dyn Clock>,
@@ -233,10 +235,11 @@ pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<
     {
         tools.register_on_demand(tool)?;
     }
+    let tools = Arc::new(tools);
     let steward = Steward::new(StewardDeps {
         store: store.clone(),
         models: models.clone(),
-        tools: Arc::new(tools),
+        tools: tools.clone(),
         settings: crate::settings_desk::agent_settings(settings),
         binding,
         approvals: ApprovalSettings {
@@ -265,6 +268,7 @@ pub async fn build(base: &LoadedConfig, overrides: Overrides) -> anyhow::Result<
         store,
         memory,
         models,
+        tools,
         clock,
         mcp,
         part_limits: settings.parts,

@@ -15,7 +15,7 @@ use std::time::Duration;
 use chrono_tz::Tz;
 use steward_jobs::jobs::{
     ApprovalsJob, BackfillJob, BriefingJob, FollowUpsJob, ModelChoice, Period, ReflectionJob,
-    RemindersJob, RetentionJob, TasksJob,
+    RemindersJob, RetentionJob, TasksJob, ToolWeather,
 };
 use steward_jobs::runner::{MissedPolicy, RunPolicy, WallTimer};
 use steward_jobs::schedule::Schedule;
@@ -170,14 +170,28 @@ fn slots() -> Vec<Slot> {
 
 /// The morning briefing or the weekly recap (missed ones are skipped, the default: a 07:30
 /// briefing is not sent at 11:00).
+/// With `jobs.briefing_weather_tool` set, the morning one opens with that tool's line.
 fn briefing(d: &JobDeps, period: Period) -> Arc<dyn Job> {
-    Arc::new(BriefingJob::new(
+    let job = BriefingJob::new(
         Arc::clone(&d.app.store),
         d.voice.clone(),
         d.owner_id.clone(),
         d.zone.clone(),
         period,
-    ))
+    );
+    let Some(tool) = d.settings.jobs.briefing_weather_tool.clone() else {
+        return Arc::new(job);
+    };
+    // The rule checked it is an object at load.
+    let args = serde_json::from_str(&d.settings.jobs.briefing_weather_args)
+        .unwrap_or_else(|_| serde_json::json!({}));
+    Arc::new(job.with_weather(Arc::new(ToolWeather::new(
+        d.app.tools.clone(),
+        tool,
+        args,
+        d.owner.clone(),
+        d.settings.timezone.clone(),
+    ))))
 }
 
 /// Follow-ups: a short attempt (a missed check needs no catching up: the next one finds

@@ -5,7 +5,9 @@
 //! for the coming 7 days, plus what the past 7 days delivered (reminders; the store does not
 //! keep when an intention was closed, so those are not counted). Both add the unread
 //! read-later items (how many, the 3 newest titles). Read-later alone never makes a morning
-//! briefing (the same pile every day is not news); it does make a recap.
+//! briefing (the same pile every day is not news); it does make a recap. With a weather tool
+//! configured (`jobs::weather`), the morning briefing opens with its line — asked only when
+//! there is something else to say.
 //!
 //! With nothing to list it says `Nothing` and sends nothing. It speaks once per local day
 //! (the recap: once per week it was due in): its message is said under `briefing-<date>`
@@ -30,6 +32,7 @@ use tokio::sync::watch;
 
 use super::home::{NOWHERE, home_target};
 use super::text::plain;
+use super::weather::Weather;
 use crate::job::{Job, JobError, JobOutcome, RunContext};
 use crate::voice::{Said, Voice, genre};
 
@@ -142,9 +145,18 @@ pub struct BriefingJob {
     owner: PrincipalId,
     zone: watch::Receiver<Tz>,
     period: Period,
+    /// Where the morning's weather line comes from, when a tool offers it.
+    weather: Option<Arc<dyn Weather>>,
 }
 
 impl BriefingJob {
+    /// The morning briefing with a weather line from `weather` (asked only when there is
+    /// something else to say).
+    pub fn with_weather(mut self, weather: Arc<dyn Weather>) -> BriefingJob {
+        self.weather = Some(weather);
+        self
+    }
+
     /// `zone`: the owner's time zone (`timezone`), live.
     pub fn new(
         store: Arc<dyn Store>,
@@ -159,6 +171,7 @@ impl BriefingJob {
             owner,
             zone,
             period,
+            weather: None,
         }
     }
 
@@ -223,7 +236,13 @@ fn more(out: &mut String, total: usize) {
 }
 
 /// The briefing's text (Markdown the surfaces render; every outside text through `plain`).
-fn render(period: Period, agenda: &Agenda, window: Window, tz: Tz) -> String {
+fn render(
+    period: Period,
+    agenda: &Agenda,
+    window: Window,
+    tz: Tz,
+    weather: Option<&str>,
+) -> String {
     let mut out = String::new();
     match period {
         Period::Day => {
@@ -232,6 +251,9 @@ fn render(period: Period, agenda: &Agenda, window: Window, tz: Tz) -> String {
                 "☀️ Good morning — {}",
                 local(window.at, tz, "%A %-d %B")
             );
+            if let Some(line) = weather {
+                let _ = writeln!(out, "Weather: {line}");
+            }
         }
         Period::Week => {
             let _ = writeln!(
@@ -317,7 +339,12 @@ impl Job for BriefingJob {
         else {
             return Ok(JobOutcome::Nothing(NOWHERE.to_owned()));
         };
-        let text = render(self.period, &agenda, window, tz);
+        // Weather alone is not news: asked only now that there is something else to say.
+        let weather = match (&self.weather, self.period) {
+            (Some(w), Period::Day) => w.today().await,
+            _ => None,
+        };
+        let text = render(self.period, &agenda, window, tz, weather.as_deref());
         // One per local day (per week for the recap), whatever the schedule did meanwhile: a
         // later `jobs.briefing` set after today's went out makes a new fire time, not a second
         // briefing. A run asked for by hand (`steward jobs run`) says it again.

@@ -16,6 +16,7 @@ pub mod reminders;
 pub mod retention;
 pub mod tasks;
 pub mod text;
+pub mod weather;
 
 pub use approvals::{ApprovalSweep, ApprovalsJob};
 pub use backfill::BackfillJob;
@@ -25,3 +26,4 @@ pub use reflection::{ModelChoice, ReflectionJob};
 pub use reminders::RemindersJob;
 pub use retention::RetentionJob;
 pub use tasks::TasksJob;
+pub use weather::{ToolWeather, Weather};

@@ -105,6 +105,8 @@ pub(crate) enum Rule {
     QuietHours,
     /// Proactive genres, comma-separated (`steward_jobs::voice::parse_silenced`).
     Genres,
+    /// A JSON object (a tool's arguments), at most 4 KiB.
+    JsonObject,
 }
 
 impl Rule {
@@ -164,6 +166,7 @@ impl Rule {
             Rule::QuietHours => {
                 "`HH:MM-HH:MM` in `timezone`, e.g. `22:00-07:00` (may pass midnight)".into()
             }
+            Rule::JsonObject => "a JSON object, e.g. `{\"city\": \"Lyon\"}` (at most 4 KiB)".into(),
             Rule::Genres => format!(
                 "genres separated by commas, each one of {}",
                 steward_jobs::voice::genre::ALL.join(", ")
@@ -258,6 +261,10 @@ impl Rule {
                 steward_jobs::voice::parse_quiet_hours(s).is_ok_and(|q| q.is_some())
             }
             Rule::Genres => steward_jobs::voice::parse_silenced(s).is_ok(),
+            Rule::JsonObject => {
+                s.len() <= 4096
+                    && serde_json::from_str::<serde_json::Value>(s).is_ok_and(|v| v.is_object())
+            }
             Rule::Int { .. } | Rule::Bool => false,
         };
         if !ok {

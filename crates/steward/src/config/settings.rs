@@ -66,6 +66,10 @@ pub struct JobsSettings {
     pub reflection: String,
     pub retention: String,
     pub backfill: String,
+    /// A read-only tool whose answer opens the morning briefing (None: no weather line).
+    pub briefing_weather_tool: Option<String>,
+    /// Its arguments, a JSON object.
+    pub briefing_weather_args: String,
 }
 
 /// The proactive budget (`proactive.*`).
@@ -400,6 +404,8 @@ impl Settings {
                 reflection: String::new(),
                 retention: String::new(),
                 backfill: String::new(),
+                briefing_weather_tool: None,
+                briefing_weather_args: String::new(),
             },
             proactive: ProactiveSettings {
                 quiet_hours: None,
