@@ -104,7 +104,7 @@ async fn a_read_only_weather_tool_opens_the_morning_briefing_as_plain_text() {
         Effect::Read,
         Ok("Lyon: 6°C, light rain [tap](https://evil.example)\nsecond line"),
     );
-    let tools = registry(&[forecast.clone()]);
+    let tools = registry(std::slice::from_ref(&forecast));
     briefing(&r, &tools, "forecast")
         .run(&r.ctx("briefing", MORNING))
         .await
@@ -132,7 +132,7 @@ async fn weather_alone_is_not_news_and_the_tool_is_not_called() {
     let r = rig(MORNING);
     r.home().await;
     let forecast = Forecast::arc("forecast", Effect::Read, Ok("sunny"));
-    let tools = registry(&[forecast.clone()]);
+    let tools = registry(std::slice::from_ref(&forecast));
     let out = briefing(&r, &tools, "forecast")
         .run(&r.ctx("briefing", MORNING))
         .await
