@@ -65,7 +65,7 @@ pub async fn run_with_problems(
         r.warn(&skipped("data dir and database"), &rerun)?;
     } else if check_data_dir(&mut r, &s.data_dir)? {
         check_database(&mut r, &s.data_dir).await?;
-        jobs::check(&mut r, s, &s.data_dir).await?;
+        jobs::check(&mut r, cfg, &s.data_dir).await?;
     } else {
         r.warn(
             "database: not checked because the data dir is unusable",

@@ -1,7 +1,8 @@
 //! `steward jobs`, `steward jobs report` and `steward doctor` through the real binary over
 //! scheduler records written beforehand: a job that failed for good after its retry budget is
 //! counted and its error shown by the report, warned about by doctor with its error, and a
-//! stale heartbeat is a warning too; an error text with terminal escapes is shown, not obeyed.
+//! stale heartbeat is a warning too; an error text with terminal escapes is shown, not obeyed;
+//! a job turned off with `steward jobs disable` shows off in doctor and in the list.
 
 use crate::support;
 
@@ -128,6 +129,20 @@ async fn a_job_that_failed_for_good_shows_in_the_report_and_in_doctor() {
         "{doctor}"
     );
     assert!(!doctor.contains('\u{1b}'), "{doctor:?}");
+
+    // A job turned off from the terminal shows off in doctor and in the list.
+    let off = steward(dir.path(), &["jobs", "disable", "briefing"]);
+    assert!(off.status.success(), "{}", text(&off));
+    let doctor = text(&steward(dir.path(), &["doctor"]));
+    assert!(
+        doctor.contains("job briefing: disabled (jobs.briefing is empty)"),
+        "{doctor}"
+    );
+    let listed = text(&steward(dir.path(), &["jobs"]));
+    assert!(
+        listed.contains("briefing  (jobs.briefing = disabled)"),
+        "{listed}"
+    );
 
     // Refused input says what is wrong and changes nothing.
     let bad = steward(dir.path(), &["jobs", "report", "--days", "0"]);

@@ -12,16 +12,23 @@ use std::path::Path;
 use steward_store::{JobStore, OccurrenceStatus};
 
 use super::Report;
-use crate::config::Settings;
+use crate::config::LoadedConfig;
 use crate::jobs_cmd::{STALE_HEARTBEAT_MS, jobs};
 use crate::memory_cmd::terminal_safe;
 
-pub(super) async fn check(r: &mut Report<'_>, s: &Settings, dir: &Path) -> io::Result<()> {
+pub(super) async fn check(r: &mut Report<'_>, cfg: &LoadedConfig, dir: &Path) -> io::Result<()> {
     let path = dir.join("steward.db");
     let Ok(store) = steward_store::open(&steward_store::StoreConfig::sqlite_file(&path)) else {
         // The database check has said why.
         return Ok(());
     };
+    // The schedules in force: with the values set in the app or by `steward jobs` (a job
+    // disabled there shows disabled here).
+    let settings = match crate::app::effective(cfg, &*store).await {
+        Ok(s) => s,
+        Err(_) => cfg.settings.clone(),
+    };
+    let s = &settings;
     let store: std::sync::Arc<dyn JobStore> = store;
     let beats = store.heartbeats().await.unwrap_or_default();
     let now = crate::app::clock().now_ms();
