@@ -17,7 +17,7 @@ use steward_store::EdgeKey;
 use tokio_util::sync::CancellationToken;
 
 use super::card_view::{Press, parse_callback, refresh, refresh_changed, status_line};
-use super::{Shared, reply, send};
+use super::{Shared, chats, reply, send};
 use crate::allowlist::ChatKind;
 
 /// A button press in `chat` under `message`.
@@ -91,6 +91,16 @@ async fn decide(
         Press::Confirm => Decision::Confirm { revision },
         Press::Cancel => Decision::Cancel,
         Press::Edit => {
+            // The words of an edit go to this chat's conversation, where the turn looks for
+            // the action awaiting them: a card of another conversation (a scheduled task's
+            // step, posted here with the task's answer) cannot take them.
+            match chats::conversation_for(shared, chat).await {
+                Ok(here) if here != action.conversation => {
+                    return "This step belongs to a scheduled task: confirm or cancel it here, or ask me to change the task.".to_owned();
+                }
+                Ok(_) => {}
+                Err(()) => return "Something went wrong; nothing was done.".to_owned(),
+            }
             return match shared
                 .deps
                 .approvals
