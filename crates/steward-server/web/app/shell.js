@@ -1,10 +1,12 @@
 // The frame around every page: the header (page links from the registered pages, the
-// pending-approvals badge, Sign out), whether this browser is signed in, and what follows
+// pending-approvals badge, the count of conversations with a new message on the Chat link,
+// Sign out), whether this browser is signed in, and what follows
 // from it — the feed and the badge run while signed in; a page that needs sign-in sends a
 // signed-out visitor to the sign-in page, and back where they were afterwards.
 
 import { onSignedOut } from './api.js';
 import { clearBadge, mountBadge, refresh as refreshBadge } from './badge.js';
+import { clearInbox, mountInbox } from './chat/inbox.js';
 import { h, replace } from './dom.js';
 import { describe } from './errors.js';
 import { startFeed, stopFeed } from './feed.js';
@@ -49,6 +51,7 @@ function leave(message) {
   notice = message;
   stopFeed();
   clearBadge();
+  clearInbox();
   const path = currentPath();
   if (!path.startsWith('/signin')) returnTo = path;
   go('/signin');
@@ -58,6 +61,7 @@ function buildHeader() {
   const nav = document.getElementById('nav');
   replace(nav, navPages().map((p) => h('li', {}, h('a', { href: p.href, 'data-page': p.id, text: p.nav }))));
   mountBadge(document.getElementById('badge'));
+  mountInbox(nav.querySelector('a[data-page="chat"]'));
   document.getElementById('sign-out').addEventListener('click', async (ev) => {
     const button = ev.currentTarget;
     button.disabled = true;

@@ -1,12 +1,18 @@
 // The conversation list beside the chat: every conversation (from any surface), newest first
 // (`GET /api/v1/conversations`), each opened by its link, renamed (`PATCH`, an empty title
 // clears it) or deleted (`DELETE`, after an in-page "are you sure" — never the browser's own
-// dialog, which some browsers refuse). Only the newest listing paints. Titles are text.
+// dialog, which some browsers refuse). Only the newest listing paints. Titles are text. A
+// conversation Steward wrote to while it was not open carries a "New" mark (inbox.js keeps
+// the marks; the list shows them and forgets those of conversations no longer listed).
 
 import { del, get, patch, seg } from '../api.js';
 import { h, replace, when } from '../dom.js';
 import { describe } from '../errors.js';
 import { go } from '../router.js';
+import { isUnread, keepOnly, onInboxChange } from './inbox.js';
+
+/** Most conversations listed. */
+const LISTED = 200;
 
 export function titleOf(summary) {
   return summary && summary.title ? summary.title : 'Untitled conversation';
@@ -30,6 +36,13 @@ export class ConversationList {
           on: { click: () => this.hooks.newConversation() } })),
       this.errorEl, this.statusEl, this.listEl);
     this.timer = null;
+    this.offInbox = onInboxChange(() => this.paintMarks());
+  }
+
+  /** The page is left: no more repainting. */
+  close() {
+    clearTimeout(this.timer);
+    this.offInbox();
   }
 
   /** Whether `id` is listed. */
@@ -59,7 +72,7 @@ export class ConversationList {
     const mine = ++this.generation;
     if (!this.items.length) this.statusEl.textContent = 'Loading conversations…';
     try {
-      const body = await get('/api/v1/conversations?limit=200', { signal });
+      const body = await get(`/api/v1/conversations?limit=${LISTED}`, { signal });
       if (mine !== this.generation) return;
       this.items = body.conversations;
       this.errorEl.hidden = true;
@@ -77,6 +90,8 @@ export class ConversationList {
   }
 
   paint() {
+    // A whole listing: a mark on a conversation not in it (deleted here or elsewhere) is stale.
+    if (this.items.length < LISTED) keepOnly(this.items.map((c) => c.id));
     this.statusEl.textContent = this.items.length ? '' : 'No conversations yet.';
     // A row the owner is renaming or deleting stays as it is: a refresh (a turn ended in
     // another conversation) must not throw away what they are typing.
@@ -96,14 +111,34 @@ export class ConversationList {
     delete li.dataset.editing;
     const title = titleOf(c);
     replace(li,
-      h('a', { class: 'conv-link', href: `#/chat/${encodeURI(c.id)}`, 'data-id': c.id },
-        h('span', { class: 'conv-title', text: title }),
+      h('a', { class: 'conv-link', href: `#/chat/${encodeURI(c.id)}`, 'data-id': c.id, 'data-unread': isUnread(c.id) },
+        h('span', { class: 'conv-line' }, h('span', { class: 'conv-title', text: title }), this.mark(c.id)),
         h('span', { class: 'conv-meta' }, when(c.updated_at_ms))),
       h('div', { class: 'conv-actions' },
         h('button', { type: 'button', class: 'quiet', text: 'Rename', 'aria-label': `Rename “${title}”`,
           on: { click: () => this.renaming(li, c) } }),
         h('button', { type: 'button', class: 'quiet', text: 'Delete', 'aria-label': `Delete “${title}”`,
           on: { click: () => this.deleting(li, c) } })));
+  }
+
+  /** The "New" mark of an unread conversation (null: read). Its words on screen are short;
+   * a screen reader hears what it means, as part of the link's name. */
+  mark(id) {
+    if (!isUnread(id)) return null;
+    return h('span', { class: 'conv-new' },
+      h('span', { 'aria-hidden': 'true', text: 'New' }),
+      h('span', { class: 'visually-hidden', text: ', new message from Steward' }));
+  }
+
+  /** Marks added or cleared: each shown row's link gets its mark or loses it. */
+  paintMarks() {
+    for (const link of this.listEl.querySelectorAll('a.conv-link')) {
+      const line = link.querySelector('.conv-line');
+      line.querySelector('.conv-new')?.remove();
+      const mark = this.mark(link.dataset.id);
+      if (mark) line.append(mark);
+      link.toggleAttribute('data-unread', Boolean(mark));
+    }
   }
 
   renaming(li, c) {

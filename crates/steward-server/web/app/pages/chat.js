@@ -1,11 +1,13 @@
 // The chat page, `#/chat` and `#/chat/ID`: the conversation list beside one open conversation
 // (on a phone, one or the other). Opening another conversation swaps the thread without
 // rebuilding the page; the closed thread paints nothing more. The feed's events go to the
-// open thread and keep the list current.
+// open thread and keep the list current; the inbox is told which conversation is open, so a
+// message Steward sends to any other marks that one unread (chat/inbox.js).
 
 import { h, replace } from '../dom.js';
 import { onFeed } from '../feed.js';
 import { go } from '../router.js';
+import { setOpen } from '../chat/inbox.js';
 import { ConversationList, titleOf } from '../chat/list.js';
 import { Thread } from '../chat/thread.js';
 
@@ -74,6 +76,8 @@ export default {
     view.onLeave(() => {
       for (const off of offs) off();
       state.thread?.close();
+      state.list.close();
+      setOpen(null);
     });
     this.open(view, params);
   },
@@ -91,6 +95,7 @@ export default {
     state.thread?.close();
     state.thread = null;
     state.list.setCurrent(id);
+    setOpen(id);
     state.layout.dataset.open = id ? 'thread' : 'list';
     if (!id) {
       replace(state.slot, h('section', { class: 'thread thread-none', 'aria-labelledby': 'thread-title' },
