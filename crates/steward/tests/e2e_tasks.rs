@@ -184,10 +184,32 @@ async fn a_task_set_in_chat_runs_on_time_and_its_consequential_step_waits_for_th
         ) >= 1
     );
 
+    // The step belongs to the task's conversation, not the chat's: Edit says so and leaves
+    // it pending, not awaiting words the chat's conversation would never apply.
+    let answers_before = bot.calls_of("answerCallbackQuery").len();
+    let edit_data = step_confirm.replacen("c:", "e:", 1);
+    bot.push_update(tg::callback_on(4, ANN, ANN as i64, step_card, &edit_data));
+    until(&bot, "the edit press's answer", |b| {
+        b.calls_of("answerCallbackQuery").len() > answers_before
+    })
+    .await;
+    let answer_text = bot.calls_of("answerCallbackQuery")[answers_before]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(answer_text.contains("scheduled task"), "{answer_text}");
+    assert_eq!(
+        count(
+            &dir,
+            "SELECT count(*) FROM pending_actions WHERE status = 'pending' AND surface = 'scheduler' AND awaiting_edit = 0"
+        ),
+        1
+    );
+
     // 4. The owner's press runs the step; the follow-up answers in the chat.
     fake.push(Step::Reply(Reply::text("Made the visit log.")));
     bot.push_update(tg::callback_on(
-        4,
+        5,
         ANN,
         ANN as i64,
         step_card,
