@@ -276,6 +276,33 @@ pub async fn report(
             );
         }
     }
+    // Each run of a recurring task is an occurrence of its own job (the tasks tick above only
+    // looks for due ones).
+    let runs = store
+        .job_history(steward_jobs::jobs::tasks::TASK_RUNS, REPORT_ROWS)
+        .await?;
+    let c = counts(&runs, since);
+    if c.done + c.failed + c.retrying > 0 {
+        let _ = write!(
+            out,
+            "  recurring task runs: {} done, {} failed",
+            c.done, c.failed
+        );
+        if c.retrying > 0 {
+            let _ = write!(out, ", {} running or waiting to retry", c.retrying);
+        }
+        out.push('\n');
+        if let Some(last_failure) = runs
+            .iter()
+            .find(|r| r.status == OccurrenceStatus::Failed && r.scheduled_ms >= since)
+        {
+            let _ = writeln!(
+                out,
+                "    last failure: {}",
+                terminal_safe(&last_failure.outcome)
+            );
+        }
+    }
     let engagement = store.engagement_since(since).await?;
     out.push_str("\nProactive messages (sent, 👍, 👎, ignored):\n");
     if engagement.is_empty() {

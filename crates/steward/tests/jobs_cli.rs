@@ -64,6 +64,15 @@ async fn a_job_that_failed_for_good_shows_in_the_report_and_in_doctor() {
         let hour = 3_600_000;
         fail(
             &*store,
+            "task-runs",
+            "task-abc-at-1",
+            now - hour,
+            3,
+            "the model is unreachable",
+        )
+        .await;
+        fail(
+            &*store,
             "backfill",
             "at-1",
             now - 2 * hour,
@@ -104,6 +113,14 @@ async fn a_job_that_failed_for_good_shows_in_the_report_and_in_doctor() {
         "{shown}"
     );
     assert!(shown.contains("retention: 1 done"), "{shown}");
+    assert!(
+        shown.contains("recurring task runs: 0 done, 1 failed"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("last failure: the model is unreachable"),
+        "{shown}"
+    );
     assert!(
         !shown.contains('\u{1b}'),
         "an escape reached the terminal: {shown:?}"
