@@ -67,4 +67,9 @@ pub trait Job: Send + Sync + 'static {
     /// failure, and records the result; the job must be safe to attempt again (a retry, or a
     /// takeover after its process died).
     async fn run(&self, ctx: &RunContext) -> Result<JobOutcome, JobError>;
+
+    /// Wait for work an attempt started and left running on its own (a recurring task's
+    /// turn): a command that runs a job once and exits calls it before exiting. Most jobs
+    /// finish inside `run`.
+    async fn settle(&self) {}
 }

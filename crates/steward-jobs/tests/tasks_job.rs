@@ -3,7 +3,8 @@
 //! (with any card) goes to the target captured when it was set; nothing due makes no turn; a
 //! fire missed while asleep runs once on waking, a stale one never; a failing run is retried
 //! then reported once; another principal's task never runs; two processes run a fire once;
-//! the owner's time zone decides when a daily task fires.
+//! the owner's time zone decides when a daily task fires; a run that hangs holds up neither
+//! the tick nor another task.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -185,7 +186,8 @@ async fn a_due_task_runs_once_as_the_owner_and_answers_where_it_was_set() {
     let agent = ScriptedAgent::answering(vec![answer("Three headlines.")]);
     let job = w.job(&agent, "p1");
     let first = job.run(&ctx()).await.unwrap();
-    assert!(matches!(first, JobOutcome::Done(_)), "{first:?}");
+    assert_eq!(first, JobOutcome::Done("1 task run(s) started".into()));
+    job.wait_for_runs().await;
     let turns = agent.turns();
     assert_eq!(turns.len(), 1);
     assert_eq!(turns[0].surface, Surface::Scheduler);
@@ -221,6 +223,7 @@ async fn a_due_task_runs_once_as_the_owner_and_answers_where_it_was_set() {
     // The next day's fire runs.
     w.clock.set_ms(MONDAY_0900 + DAY);
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert_eq!(agent.turns().len(), 2);
     assert_eq!(w.said().len(), 2);
 }
@@ -244,7 +247,9 @@ async fn a_card_raised_by_a_run_goes_with_its_message() {
     let mut events = vec![TurnEvent::ApprovalRequired { card }];
     events.extend(answer(""));
     let agent = ScriptedAgent::answering(vec![events]);
-    w.job(&agent, "p1").run(&ctx()).await.unwrap();
+    let job = w.job(&agent, "p1");
+    job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     let said = w.said();
     assert_eq!(said.len(), 1);
     assert_eq!(said[0].1.cards, ["act-42"]);
@@ -289,10 +294,12 @@ async fn a_fire_missed_while_asleep_runs_once_and_a_stale_one_never() {
     w.clock.set_ms(MONDAY_0900 + 2 * HOUR);
     let job = w.job(&agent, "p1");
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     let turns = agent.turns();
     assert_eq!(turns.len(), 1);
     assert_eq!(turns[0].conversation, task_conversation("t1").unwrap());
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert_eq!(agent.turns().len(), 1);
 }
 
@@ -306,17 +313,21 @@ async fn a_failing_run_is_retried_then_reported_once() {
     let agent = ScriptedAgent::answering(vec![failure()]);
     let job = w.job(&agent, "p1");
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert_eq!(agent.turns().len(), 1);
     assert!(w.said().is_empty(), "a retry is not reported");
     // Before the retry time: nothing; at it: the second attempt; then the third.
     w.clock.set_ms(MONDAY_0900 + MINUTE);
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert_eq!(agent.turns().len(), 1);
     w.clock.set_ms(MONDAY_0900 + 6 * MINUTE);
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert_eq!(agent.turns().len(), 2);
     w.clock.set_ms(MONDAY_0900 + 12 * MINUTE);
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert_eq!(agent.turns().len(), 3);
     let said = w.said();
     assert_eq!(said.len(), 1, "reported once");
@@ -329,6 +340,7 @@ async fn a_failing_run_is_retried_then_reported_once() {
     for later in [20, 40, 120] {
         w.clock.set_ms(MONDAY_0900 + later * MINUTE);
         job.run(&ctx()).await.unwrap();
+        job.wait_for_runs().await;
     }
     assert_eq!(agent.turns().len(), 3, "never retried past its attempts");
     assert_eq!(w.said().len(), 1);
@@ -356,7 +368,9 @@ async fn another_principals_task_never_runs_as_the_owner() {
         .await
         .unwrap();
     let agent = ScriptedAgent::answering(vec![answer("x")]);
-    w.job(&agent, "p1").run(&ctx()).await.unwrap();
+    let job = w.job(&agent, "p1");
+    job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert!(agent.turns().is_empty());
 }
 
@@ -369,7 +383,9 @@ async fn a_cancelled_task_does_not_run() {
         .unwrap();
     assert!(w.store.cancel_task("t1", MONDAY_0900 - HOUR).await.unwrap());
     let agent = ScriptedAgent::answering(vec![answer("x")]);
-    w.job(&agent, "p1").run(&ctx()).await.unwrap();
+    let job = w.job(&agent, "p1");
+    job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert!(agent.turns().is_empty());
 }
 
@@ -388,6 +404,8 @@ async fn two_runners_at_once_run_a_fire_once() {
     let (ra, rb) = tokio::join!(a.run(&ca), b.run(&cb));
     ra.unwrap();
     rb.unwrap();
+    a.wait_for_runs().await;
+    b.wait_for_runs().await;
     let mut ran: Vec<String> = agent
         .turns()
         .iter()
@@ -411,17 +429,98 @@ async fn the_owners_time_zone_decides_when_a_daily_task_fires() {
     w.budget.send_modify(|b| b.tz = chrono_tz::Europe::Berlin);
     w.clock.set_ms(MONDAY_0900 - HOUR - 60_000);
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert!(agent.turns().is_empty(), "07:59 UTC is 08:59 in Berlin");
     w.clock.set_ms(MONDAY_0900 - HOUR + 30_000);
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert_eq!(agent.turns().len(), 1, "08:00:30 UTC is 09:00:30 in Berlin");
     // The owner moves to New York (09:00 there is 14:00 UTC): the next fire follows.
     w.budget
         .send_modify(|b| b.tz = chrono_tz::America::New_York);
     w.clock.set_ms(MONDAY_0900 + 4 * HOUR + 59 * MINUTE);
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert_eq!(agent.turns().len(), 1);
     w.clock.set_ms(MONDAY_0900 + 5 * HOUR + MINUTE);
     job.run(&ctx()).await.unwrap();
+    job.wait_for_runs().await;
     assert_eq!(agent.turns().len(), 2);
+}
+
+/// An agent whose turns never end (a model that hangs).
+#[derive(Default)]
+struct HangingAgent {
+    turns: Mutex<Vec<Inbound>>,
+    open: Mutex<Vec<mpsc::Sender<TurnEvent>>>,
+}
+
+impl Assistant for HangingAgent {
+    fn submit(&self, inbound: Inbound) -> TurnStream {
+        self.turns.lock().unwrap().push(inbound);
+        let (tx, rx) = mpsc::channel(1);
+        self.open.lock().unwrap().push(tx);
+        rx
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_hangs_holds_up_neither_the_tick_nor_another_task() {
+    let w = World::new();
+    w.store
+        .add_task(&task("slow", "owner", "daily 09:00", MONDAY_0900 - DAY))
+        .await
+        .unwrap();
+    w.store
+        .add_task(&task("next", "owner", "daily 09:01", MONDAY_0900 - DAY))
+        .await
+        .unwrap();
+    let agent = Arc::new(HangingAgent::default());
+    let jobs: Arc<dyn JobStore> = w.store.clone();
+    let voice = Voice::new(
+        Arc::clone(&jobs),
+        w.speaker.clone(),
+        w.clock.clone(),
+        w.budget.subscribe(),
+    );
+    let tasks: Arc<dyn TaskStore> = w.store.clone();
+    let job = TasksJob::new(
+        tasks,
+        jobs,
+        agent.clone(),
+        owner(),
+        voice,
+        w.clock.clone(),
+        "p1".into(),
+        Duration::from_secs(600),
+    );
+    // The guard only keeps a broken build from hanging the suite.
+    let tick_ctx = ctx();
+    let tick = tokio::time::timeout(Duration::from_secs(30), job.run(&tick_ctx));
+    assert_eq!(
+        tick.await.unwrap().unwrap(),
+        JobOutcome::Done("1 task run(s) started".into())
+    );
+    w.clock.set_ms(MONDAY_0900 + MINUTE);
+    let tick = tokio::time::timeout(Duration::from_secs(30), job.run(&tick_ctx));
+    assert_eq!(
+        tick.await.unwrap().unwrap(),
+        JobOutcome::Done("1 task run(s) started".into()),
+        "the next task starts while the slow one still runs"
+    );
+    let ran: Vec<String> = agent
+        .turns
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|t| t.conversation.as_str().to_owned())
+        .collect();
+    assert_eq!(ran, ["task-slow", "task-next"]);
+    // The slow one is held by its lease: a tick meanwhile does not start it again.
+    w.clock.set_ms(MONDAY_0900 + 2 * MINUTE);
+    assert_eq!(
+        job.run(&ctx()).await.unwrap(),
+        JobOutcome::Nothing("no task due".into())
+    );
+    assert_eq!(agent.turns.lock().unwrap().len(), 2);
 }

@@ -349,15 +349,10 @@ fn reminder_policy() -> RunPolicy {
     }
 }
 
-/// Tasks: a tick claims each due task's run on its own lease and waits for the runs; its own
-/// attempt must outlast the longest run.
+/// Tasks: a tick only claims each due task's run (on a lease of its own) and starts it, so it
+/// is short, like the reminders' (the runs have their own timeout, `TASK_RUN_TIMEOUT`).
 fn task_policy() -> RunPolicy {
-    RunPolicy {
-        timeout: TASK_RUN_TIMEOUT + Duration::from_secs(120),
-        backoff: Duration::from_secs(30),
-        max_backoff: Duration::from_secs(120),
-        ..RunPolicy::default()
-    }
+    reminder_policy()
 }
 
 /// The approval sweep: like reminders, a short attempt retried soon; a missed sweep needs no
@@ -470,6 +465,8 @@ pub async fn run_once(
     scheduler
         .run_now(&name(job_name)?, &job, &(slot.policy)(), &key)
         .await?;
+    // A recurring task's turn runs on after the tick: wait for it before the command exits.
+    job.settle().await;
     Ok(app.store.occurrence(job_name, &key).await?)
 }
 

@@ -4,7 +4,9 @@
 //! of its own (`task-<id>`: its runs see each other, the owner's chat stays clean); the answer
 //! and any card go to the target captured when the task was set.
 //!
-//! Exactly once per fire, across restarts and processes: each fire is an occurrence of the
+//! Each claimed run goes on a task of its own and the tick returns at once, so a slow run
+//! holds up neither another task nor the next tick. Exactly once per fire, across restarts
+//! and processes: each fire is an occurrence of the
 //! job `task-runs` (`TASK_RUNS`: not this tick's own name, whose latest occurrence the
 //! scheduler reads to know where its schedule stands), `task-<id>-at-<unix seconds>`, claimed with a lease longer than a run may take, before
 //! the model is called; the message is said under that key too. Only the latest fire of a
@@ -72,6 +74,8 @@ pub struct TasksJob {
     lease_owner: String,
     /// Longest run of one task (the turn is cancelled past it and the run retried).
     run_timeout: Duration,
+    /// The runs started and not yet reaped (shared by every clone).
+    in_flight: Arc<tokio::sync::Mutex<JoinSet<()>>>,
 }
 
 /// How one run came out.
@@ -101,6 +105,18 @@ impl TasksJob {
             clock,
             lease_owner,
             run_timeout,
+            in_flight: Arc::default(),
+        }
+    }
+
+    /// Wait until every run started so far has ended (tests; a command that runs the job
+    /// once and exits).
+    pub async fn wait_for_runs(&self) {
+        let mut runs = self.in_flight.lock().await;
+        while let Some(done) = runs.join_next().await {
+            if let Err(e) = done {
+                tracing::error!(error = %e, "a task run panicked");
+            }
         }
     }
 
@@ -170,8 +186,9 @@ impl TasksJob {
         }
     }
 
-    /// Claim and run `task`'s fire at `fire`; what it came to, for the summary.
-    async fn run_fire(&self, ctx: &RunContext, task: &Task, fire: DateTime<Utc>) -> RunFire {
+    /// Claim `task`'s fire at `fire` for this process: its key and the attempt to make, or
+    /// None (run before, held by another process, waiting for its retry time).
+    async fn claim(&self, task: &Task, fire: DateTime<Utc>) -> Option<(String, u32)> {
         let key = task_occurrence(&task.id, fire);
         let lease = self.run_timeout + Duration::from_secs(120);
         let claim = self
@@ -185,14 +202,18 @@ impl TasksJob {
                 i64::try_from(lease.as_millis()).unwrap_or(i64::MAX),
             )
             .await;
-        let attempt = match claim {
-            Ok(Claim::Run { attempt }) => attempt,
-            Ok(_) => return RunFire::NotMine,
+        match claim {
+            Ok(Claim::Run { attempt }) => Some((key, attempt)),
+            Ok(_) => None,
             Err(e) => {
                 tracing::warn!(task = %task.id, error = %e, "could not claim a task's run");
-                return RunFire::NotMine;
+                None
             }
-        };
+        }
+    }
+
+    /// Run the claimed attempt `attempt` at `task`'s fire `key`; what it came to.
+    async fn run_fire(&self, ctx: &RunContext, task: &Task, key: String, attempt: u32) -> RunFire {
         let Some(conversation) = task_conversation(&task.id) else {
             self.end(
                 &key,
@@ -203,7 +224,7 @@ impl TasksJob {
             return RunFire::Failed;
         };
         let Ok(runs) = JobName::parse(TASK_RUNS) else {
-            return RunFire::NotMine;
+            return RunFire::Failed;
         };
         let one = RunContext {
             job: runs,
@@ -300,8 +321,6 @@ enum RunFire {
     Ran,
     Retrying,
     Failed,
-    /// Already run, held by another process, or waiting for its retry time.
-    NotMine,
 }
 
 /// How a task's answer reads when it arrives.
@@ -339,31 +358,35 @@ impl Job for TasksJob {
         if due.is_empty() {
             return Ok(JobOutcome::Nothing("no task due".to_owned()));
         }
-        // Each due task runs on its own, so a slow one never holds up the others.
-        let mut runs = JoinSet::new();
+        // Each claimed run goes on a task of its own and the tick returns: a slow run never
+        // holds up another task's fire, nor the next tick (its lease keeps the fire its own).
+        let mut started = 0;
         for (task, fire) in due {
-            let job = Arc::new(self.clone());
+            let Some((key, attempt)) = self.claim(&task, fire).await else {
+                continue;
+            };
+            let job = self.clone();
             let ctx = ctx.clone();
-            runs.spawn(async move { job.run_fire(&ctx, &task, fire).await });
-        }
-        let (mut ran, mut retrying, mut failed) = (0, 0, 0);
-        while let Some(joined) = runs.join_next().await {
-            match joined {
-                Ok(RunFire::Ran) => ran += 1,
-                Ok(RunFire::Retrying) => retrying += 1,
-                Ok(RunFire::Failed) => failed += 1,
-                Ok(RunFire::NotMine) => {}
-                Err(e) => {
+            let mut runs = self.in_flight.lock().await;
+            // What finished since is only looked at: each run recorded its own end.
+            while let Some(done) = runs.try_join_next() {
+                if let Err(e) = done {
                     tracing::error!(error = %e, "a task run panicked");
-                    failed += 1;
                 }
             }
+            runs.spawn(async move {
+                let end = job.run_fire(&ctx, &task, key, attempt).await;
+                tracing::debug!(task = %task.id, ?end, "a task run ended");
+            });
+            started += 1;
         }
-        if ran + retrying + failed == 0 {
+        if started == 0 {
             return Ok(JobOutcome::Nothing("no task due".to_owned()));
         }
-        Ok(JobOutcome::Done(format!(
-            "{ran} task(s) ran, {retrying} to retry, {failed} failed"
-        )))
+        Ok(JobOutcome::Done(format!("{started} task run(s) started")))
+    }
+
+    async fn settle(&self) {
+        self.wait_for_runs().await;
     }
 }
