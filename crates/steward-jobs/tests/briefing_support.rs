@@ -50,6 +50,16 @@ impl Speaker for Recorder {
 }
 
 impl Recorder {
+    /// What was handed over, in order.
+    pub fn messages(&self) -> Vec<(DeliveryTarget, Proactive)> {
+        self.said
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(t, m, _)| (t.clone(), m.clone()))
+            .collect()
+    }
+
     pub fn count(&self) -> usize {
         self.said.lock().unwrap().len()
     }

@@ -2,31 +2,14 @@
 //! and closed; one not due yet is left alone; with nothing due it does nothing (no message,
 //! nothing recorded); two runners at once deliver each reminder once.
 
-use std::sync::{Arc, Mutex};
-use steward_core::{Delivery, DeliveryError, DeliveryTarget, Proactive};
+use std::sync::Arc;
 use steward_jobs::jobs::RemindersJob;
-use steward_jobs::{Budget, Job, JobOutcome, RunContext, Speaker, Voice};
+use steward_jobs::{Budget, Job, JobOutcome, RunContext, Voice};
 use steward_protocol::{ConversationId, JobName, ManualClock, PrincipalId, Surface};
 use steward_store::{JobStore, Reminder, ReminderStatus};
 use tokio::sync::watch;
 
-#[derive(Default)]
-struct Recorder(Mutex<Vec<(DeliveryTarget, Proactive)>>);
-
-#[async_trait::async_trait]
-impl Speaker for Recorder {
-    async fn deliver(
-        &self,
-        target: &DeliveryTarget,
-        message: &Proactive,
-    ) -> Result<Delivery, DeliveryError> {
-        self.0
-            .lock()
-            .unwrap()
-            .push((target.clone(), message.clone()));
-        Ok(Delivery::Sent)
-    }
-}
+use crate::briefing_support::Recorder;
 
 const NOW: i64 = 1_796_650_000_000;
 
@@ -73,7 +56,7 @@ async fn a_due_reminder_is_said_once_to_its_captured_target_and_closed() {
         job.run(&ctx("at-1")).await.unwrap(),
         JobOutcome::Nothing("no reminder due".into())
     );
-    assert!(speaker.0.lock().unwrap().is_empty());
+    assert!(speaker.messages().is_empty());
     assert!(
         store.engagement_since(0).await.unwrap().is_empty(),
         "nothing recorded"
@@ -92,7 +75,7 @@ async fn a_due_reminder_is_said_once_to_its_captured_target_and_closed() {
         out,
         JobOutcome::Done("1 reminder(s) delivered, 0 held".into())
     );
-    let said = speaker.0.lock().unwrap().clone();
+    let said = speaker.messages();
     assert_eq!(said.len(), 1);
     assert_eq!(
         said[0].0.conversation.as_str(),
@@ -115,7 +98,7 @@ async fn a_due_reminder_is_said_once_to_its_captured_target_and_closed() {
         job.run(&ctx("at-3")).await.unwrap(),
         JobOutcome::Nothing(_)
     ));
-    assert_eq!(speaker.0.lock().unwrap().len(), 1);
+    assert_eq!(speaker.messages().len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -145,7 +128,7 @@ async fn two_runners_at_once_deliver_each_reminder_once() {
     );
     ra.unwrap();
     rb.unwrap();
-    let said = speaker.0.lock().unwrap().clone();
+    let said = speaker.messages();
     assert_eq!(said.len(), 10, "each reminder once: {}", said.len());
     assert!(store.due_reminders(NOW, 100).await.unwrap().is_empty());
 }

@@ -10,10 +10,10 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use steward_core::{Assistant, Delivery, DeliveryError, DeliveryTarget, Proactive, TurnStream};
+use steward_core::{Assistant, DeliveryTarget, Proactive, TurnStream};
 use steward_jobs::jobs::TasksJob;
 use steward_jobs::jobs::tasks::{task_conversation, task_occurrence};
-use steward_jobs::{Budget, Job, JobOutcome, RunContext, Speaker, Voice};
+use steward_jobs::{Budget, Job, JobOutcome, RunContext, Voice};
 use steward_protocol::{
     ActionCard, ActionKind, ConversationId, FailureKind, Inbound, JobName, ManualClock, Principal,
     PrincipalId, Surface, TurnEvent, Usage,
@@ -21,23 +21,7 @@ use steward_protocol::{
 use steward_store::{JobStore, OccurrenceStatus, Store, Task, TaskStatus, TaskStore};
 use tokio::sync::{mpsc, watch};
 
-#[derive(Default)]
-struct Recorder(Mutex<Vec<(DeliveryTarget, Proactive)>>);
-
-#[async_trait::async_trait]
-impl Speaker for Recorder {
-    async fn deliver(
-        &self,
-        target: &DeliveryTarget,
-        message: &Proactive,
-    ) -> Result<Delivery, DeliveryError> {
-        self.0
-            .lock()
-            .unwrap()
-            .push((target.clone(), message.clone()));
-        Ok(Delivery::Sent)
-    }
-}
+use crate::briefing_support::Recorder;
 
 /// An agent that answers each turn with the next scripted events (the last script repeats).
 #[derive(Default)]
@@ -174,7 +158,7 @@ impl World {
     }
 
     fn said(&self) -> Vec<(DeliveryTarget, Proactive)> {
-        self.speaker.0.lock().unwrap().clone()
+        self.speaker.messages()
     }
 }
 

@@ -12,9 +12,11 @@ mod tasks;
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 use steward_protocol::Clock;
 use steward_store::{JobStore, TaskStore};
-use steward_tools::Tool;
+use steward_tools::{Tool, ToolContext};
 
 pub use reminders::{CancelReminder, ListReminders, ScheduleReminder};
 pub use tasks::{
@@ -40,4 +42,17 @@ pub fn task_tools(store: Arc<dyn TaskStore>, clock: Arc<dyn Clock>) -> Vec<Arc<d
         Arc::new(ListTasks::new(Arc::clone(&store))),
         Arc::new(CancelTask::new(store, clock)),
     ]
+}
+
+/// The caller's time zone (the owner's `timezone`, UTC when unset or unknown).
+fn zone(ctx: &ToolContext) -> Tz {
+    ctx.timezone
+        .as_deref()
+        .and_then(|t| t.parse::<Tz>().ok())
+        .unwrap_or(Tz::UTC)
+}
+
+/// "Now" from the injected clock.
+fn now(clock: &dyn Clock) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp_millis(clock.now_ms()).unwrap_or_default()
 }

@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde_json::{Value, json};
 use steward_protocol::{Clock, Effect, ScheduledId};
 use steward_store::{JobStore, MAX_REMINDER_TEXT_LEN, Reminder, ReminderStatus, StoreError};
 use steward_tools::{OutputTrust, Reach, Tool, ToolContext, ToolError, str_arg};
 
+use super::{now, zone};
 use crate::when::{self, Resolved};
 
 /// Longest "when" phrase the tool takes.
@@ -20,17 +20,6 @@ const MAX_WHEN_CHARS: usize = 200;
 const MAX_TEXT_CHARS: usize = 1000;
 /// Most reminders `list_reminders` shows.
 const LIST_LIMIT: usize = 50;
-
-fn zone(ctx: &ToolContext) -> Tz {
-    ctx.timezone
-        .as_deref()
-        .and_then(|t| t.parse::<Tz>().ok())
-        .unwrap_or(Tz::UTC)
-}
-
-fn now(clock: &dyn Clock) -> DateTime<Utc> {
-    DateTime::<Utc>::from_timestamp_millis(clock.now_ms()).unwrap_or_default()
-}
 
 fn store_error(e: StoreError) -> ToolError {
     match e {

@@ -21,6 +21,7 @@ use steward_store::{
 };
 use steward_tools::{OutputTrust, Reach, Tool, ToolContext, ToolError, str_arg};
 
+use super::{now, zone};
 use crate::schedule::Schedule;
 
 /// Most active tasks one person keeps.
@@ -32,17 +33,6 @@ const GAP_SAMPLES: usize = 200;
 const MAX_TITLE_CHARS: usize = 100;
 const MAX_PROMPT_CHARS: usize = 2000;
 const LIST_LIMIT: usize = 50;
-
-fn zone(ctx: &ToolContext) -> Tz {
-    ctx.timezone
-        .as_deref()
-        .and_then(|t| t.parse::<Tz>().ok())
-        .unwrap_or(Tz::UTC)
-}
-
-fn now(clock: &dyn Clock) -> DateTime<Utc> {
-    DateTime::<Utc>::from_timestamp_millis(clock.now_ms()).unwrap_or_default()
-}
 
 fn store_error(e: StoreError) -> ToolError {
     match e {
