@@ -485,6 +485,12 @@ async fn a_run_that_hangs_holds_up_neither_the_tick_nor_another_task() {
         tick.await.unwrap().unwrap(),
         JobOutcome::Done("1 task run(s) started".into())
     );
+    for _ in 0..5_000 {
+        if !agent.turns.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
     w.clock.set_ms(MONDAY_0900 + MINUTE);
     let tick = tokio::time::timeout(Duration::from_secs(30), job.run(&tick_ctx));
     assert_eq!(
@@ -492,14 +498,23 @@ async fn a_run_that_hangs_holds_up_neither_the_tick_nor_another_task() {
         JobOutcome::Done("1 task run(s) started".into()),
         "the next task starts while the slow one still runs"
     );
-    let ran: Vec<String> = agent
-        .turns
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|t| t.conversation.as_str().to_owned())
-        .collect();
-    assert_eq!(ran, ["task-slow", "task-next"]);
+    // The runs are on tasks of their own: each reaches the agent soon after its tick.
+    let ran = || -> Vec<String> {
+        agent
+            .turns
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|t| t.conversation.as_str().to_owned())
+            .collect()
+    };
+    for _ in 0..5_000 {
+        if ran().len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    assert_eq!(ran(), ["task-slow", "task-next"]);
     // The slow one is held by its lease: a tick meanwhile does not start it again.
     w.clock.set_ms(MONDAY_0900 + 2 * MINUTE);
     assert_eq!(
