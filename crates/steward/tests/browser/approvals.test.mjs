@@ -83,8 +83,14 @@ test('a pending card is confirmed from the page and moves to the history, decide
   assert.ok((await done.locator('.decided').textContent()).startsWith(`Approved by ${body.decided.by} from the web app, `));
   // The trail opens on demand, in order.
   await done.locator('summary').click();
-  await done.locator('.trail-step').first().waitFor();
-  const steps = await done.locator('.trail-event').allTextContents();
+  // The list repaints on each approval event (the executed one may come after the confirm's
+  // answer); the open trail stays open and is read again, so wait for its whole story.
+  await page.waitForFunction((id) => {
+    const events = [...document.querySelectorAll(`.history-item[data-action="${id}"] .trail-event`)]
+      .map((e) => e.textContent);
+    return events[0] === 'created' && events.includes('executed');
+  }, card.action_id);
+  const steps = await page.locator(`.history-item[data-action="${card.action_id}"] .trail-event`).allTextContents();
   assert.equal(steps[0], 'created');
   assert.ok(steps.includes('confirm') && steps.includes('executed'), `trail: ${steps}`);
   await page.waitForFunction((n) => Number(document.querySelector('#badge .badge')?.dataset.count) === n, before - 1);

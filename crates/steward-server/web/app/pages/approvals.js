@@ -130,7 +130,15 @@ class ApprovalsPage {
       replace(this.history, h('li', { class: 'empty', text: 'No approval has been decided yet. Decided ones are listed here, newest first.' }));
       return;
     }
-    replace(this.history, items.map((item) => this.historyItem(item)));
+    // A trail the owner opened stays open across a repaint (every approval event repaints),
+    // read again: it may have a step more.
+    const open = new Set([...this.history.querySelectorAll('.history-item[data-action] details[open]')]
+      .map((d) => d.closest('.history-item').dataset.action));
+    const fresh = items.map((item) => this.historyItem(item));
+    replace(this.history, fresh);
+    for (const li of fresh) {
+      if (open.has(li.dataset.action)) li.querySelector('details').open = true;
+    }
   }
 
   historyItem({ action, card, decided }) {
