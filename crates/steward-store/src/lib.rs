@@ -28,6 +28,7 @@ mod tasks_port;
 mod turn_requests_port;
 mod usage_port;
 mod validate;
+pub mod vault;
 
 #[cfg(feature = "contract")]
 // A test suite (feature `contract`, tests only): its panics are its assertions.
