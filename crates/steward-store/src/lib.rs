@@ -29,6 +29,7 @@ mod turn_requests_port;
 mod usage_port;
 mod validate;
 pub mod vault;
+mod vault_port;
 
 #[cfg(feature = "contract")]
 // A test suite (feature `contract`, tests only): its panics are its assertions.
@@ -72,6 +73,7 @@ pub use validate::{
     MAX_ID_LEN, MAX_KV_KEY_LEN, MAX_KV_VALUE_LEN, MAX_NAME_LEN, MAX_TEXT_LEN, NUL_REPLACEMENT,
     storable,
 };
+pub use vault_port::{MAX_SECRET_NAME_LEN, SecretEntry, VaultStore};
 
 /// Tables that tools running model-chosen SQL (steward-tools' `db_query` / `db_execute`) must
 /// never read or write. They are what makes an approval mean anything: a model that could write
@@ -91,7 +93,7 @@ pub use validate::{
 /// here because a model writing `reminders` would schedule a message without the approval a
 /// `schedule_reminder` call asks for (or redirect one to another conversation) — and one in
 /// `scheduled_tasks` would run a prompt of the model's choosing on a schedule without the card that
-/// `schedule_task` shows —, and one
+/// `schedule_task` shows —, one in `vault_secrets` could swap a sealed secret for another's, and one
 /// writing `job_occurrences`, `job_heartbeats` or `proactive_messages` could silence a job,
 /// fake its health or forge the engagement that decides what may speak.
 pub const PROTECTED_TABLES: &[&str] = &[
@@ -119,6 +121,7 @@ pub const PROTECTED_TABLES: &[&str] = &[
     "proactive_messages",
     "reminders",
     "scheduled_tasks",
+    "vault_secrets",
 ];
 
 /// Every table whose name starts with this (the per-model vector tables `memory_vecb_*` and

@@ -3,7 +3,7 @@
 
 use crate::{
     ApprovalStore, EdgeStore, JobStore, MemoryStore, SessionStore, StoreError, TaskStore,
-    TurnRequestStore, UsageStore,
+    TurnRequestStore, UsageStore, VaultStore,
 };
 use std::sync::Arc;
 use steward_protocol::{ConversationId, ConversationTitle, Message};
@@ -117,6 +117,7 @@ pub trait Store:
     + EdgeStore
     + JobStore
     + TaskStore
+    + VaultStore
 {
     /// Cheap liveness check (for /health and `steward doctor`).
     async fn ping(&self) -> Result<(), StoreError>;

@@ -10,6 +10,7 @@ pub(crate) mod memory;
 pub(crate) mod tasks;
 mod text;
 pub(crate) mod usage;
+pub(crate) mod vault;
 
 pub(crate) use approvals::{
     action, action_id, audit, audit_batch, grant, grant_id, id, patch, score, text as free_text,

@@ -60,10 +60,10 @@ async fn data_survives_close_and_reopen() {
         store.recent_messages(&id, 1).await.unwrap(),
         [Message::user("again")]
     );
-    assert_eq!(store.schema_version().unwrap(), 17);
+    assert_eq!(store.schema_version().unwrap(), 18);
     assert_eq!(
         store.describe(),
-        format!("sqlite {} (schema v17)", path.display())
+        format!("sqlite {} (schema v18)", path.display())
     );
 }
 
@@ -81,8 +81,8 @@ async fn file_database_uses_wal_and_in_memory_describes_itself() {
 
     let memory = SqliteStore::open_in_memory().unwrap();
     memory.ping().await.unwrap();
-    assert_eq!(memory.describe(), "sqlite :memory: (schema v17)");
-    assert_eq!(memory.schema_version().unwrap(), 17);
+    assert_eq!(memory.describe(), "sqlite :memory: (schema v18)");
+    assert_eq!(memory.schema_version().unwrap(), 18);
 }
 
 #[tokio::test]
@@ -101,7 +101,7 @@ async fn newer_schema_is_refused_and_left_untouched() {
             err,
             StoreError::SchemaTooNew {
                 found: 99,
-                known: 17,
+                known: 18,
                 ..
             }
         ),

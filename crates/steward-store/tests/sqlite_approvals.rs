@@ -147,9 +147,9 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     write_v1_database(&path);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 17);
+    assert_eq!(store.schema_version().unwrap(), 18);
     let raw = Connection::open(&path).unwrap();
-    assert_eq!(count(&raw, "PRAGMA user_version"), 17);
+    assert_eq!(count(&raw, "PRAGMA user_version"), 18);
     let old = ConversationId::parse("old").unwrap();
     assert_eq!(
         store.recent_messages(&old, 10).await.unwrap(),
@@ -177,7 +177,7 @@ async fn a_v1_database_migrates_to_the_latest_schema_keeping_its_data() {
     // Reopening an upgraded database applies nothing further.
     assert_eq!(
         SqliteStore::open(&path).unwrap().schema_version().unwrap(),
-        17
+        18
     );
 }
 
@@ -205,7 +205,7 @@ async fn a_v5_database_opens_keeps_its_actions_and_records_running() {
         .unwrap();
     }
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 17);
+    assert_eq!(store.schema_version().unwrap(), 18);
     let left = store.get_action("left").await.unwrap().unwrap();
     assert_eq!(left.status, ActionStatus::Confirmed);
     assert_eq!(left.tool, "send_email");
@@ -331,7 +331,7 @@ async fn a_v13_database_keeps_its_scores_and_gains_their_genre() {
     let raw = Connection::open(&path).unwrap();
     raw.execute_batch(
         "DROP TABLE job_occurrences; DROP TABLE job_heartbeats;
-         DROP TABLE proactive_messages; DROP TABLE reminders; DROP TABLE scheduled_tasks;
+         DROP TABLE proactive_messages; DROP TABLE reminders; DROP TABLE scheduled_tasks; DROP TABLE vault_secrets;
          ALTER TABLE scores DROP COLUMN genre;
          INSERT INTO scores (trace_id, name, value, action_id, at_ms)
              VALUES ('trace-old', 'user_feedback', 1.0, NULL, 5);
@@ -340,7 +340,7 @@ async fn a_v13_database_keeps_its_scores_and_gains_their_genre() {
     .unwrap();
     drop(raw);
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 17);
+    assert_eq!(store.schema_version().unwrap(), 18);
     let old = store.scores_for_trace("trace-old").await.unwrap();
     assert_eq!(old.len(), 1);
     assert_eq!((old[0].value, old[0].genre.as_deref()), (1.0, None));

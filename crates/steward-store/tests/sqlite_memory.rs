@@ -65,7 +65,7 @@ async fn a_v2_database_migrates_to_v3_keeping_its_data() {
     write_v2_database(&path);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 17);
+    assert_eq!(store.schema_version().unwrap(), 18);
     let old = ConversationId::parse("old").unwrap();
     assert_eq!(
         store.recent_messages(&old, 10).await.unwrap(),
@@ -93,7 +93,7 @@ async fn a_v2_database_migrates_to_v3_keeping_its_data() {
     drop(store);
     assert_eq!(
         SqliteStore::open(&path).unwrap().schema_version().unwrap(),
-        17
+        18
     );
 }
 

@@ -236,7 +236,7 @@ async fn a_v4_database_keeps_its_vectors_and_loses_vec0() {
     let old = write_old_database(&path, 4);
 
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 17);
+    assert_eq!(store.schema_version().unwrap(), 18);
     assert_no_vec0_left(&path);
     let raw = Connection::open(&path).unwrap();
     assert_eq!(
@@ -348,7 +348,7 @@ async fn a_v3_database_upgrades_through_v4_without_sqlite_vec() {
     let path = dir.path().join("steward.db");
     let old = write_old_database(&path, 3);
     let store = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 17);
+    assert_eq!(store.schema_version().unwrap(), 18);
     assert_no_vec0_left(&path);
     let missing = store.missing_embeddings("test:4", 1000).await.unwrap();
     assert_eq!(missing.len(), 60);

@@ -27,6 +27,7 @@ mod tasks;
 mod transitions;
 mod turn_requests;
 mod usage;
+mod vault;
 
 pub use approvals::{
     action_round_trip_every_field, approval_input_limits, duplicate_action_id_is_refused,
@@ -58,6 +59,7 @@ pub use transitions::{
 };
 pub use turn_requests::*;
 pub use usage::*;
+pub use vault::*;
 
 use crate::{Store, StoreError};
 use std::future::Future;
@@ -142,6 +144,9 @@ pub async fn run_all(store: &dyn Store) {
     reminder_input_limits(store).await;
     tasks_round_trip_list_and_cancel_once(store).await;
     task_input_limits(store).await;
+    // The vault's sealed rows.
+    vault_rows_round_trip_replace_list_and_delete(store).await;
+    vault_input_limits(store).await;
     // Memory.
     run_memory(store).await;
 }

@@ -63,6 +63,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../../migrations/sqlite/V16__chat_binding_history.sql"),
     ),
     (17, include_str!("../../migrations/sqlite/V17__tasks.sql")),
+    (18, include_str!("../../migrations/sqlite/V18__vault.sql")),
 ];
 
 /// Work a migration needs beyond its SQL, in the same transaction: rebuilding tables whose

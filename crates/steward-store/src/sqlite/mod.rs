@@ -23,6 +23,7 @@ mod sessions;
 mod tasks;
 mod turn_requests;
 mod usage;
+mod vault;
 pub(crate) use error::decode_err;
 pub use own_schema::own_schema_names;
 

@@ -90,6 +90,8 @@ CREATE TABLE reminders (id TEXT PRIMARY KEY, text TEXT, due_ms INTEGER, conversa
 INSERT INTO reminders VALUES ('r1', 'reminder-do-not-leak', 1, 'c1');
 CREATE TABLE scheduled_tasks (id TEXT PRIMARY KEY, prompt TEXT, schedule TEXT, conversation TEXT);
 INSERT INTO scheduled_tasks VALUES ('t1', 'task-prompt-do-not-leak', 'every 1m', 'c1');
+CREATE TABLE vault_secrets (name TEXT PRIMARY KEY, nonce BLOB, ciphertext BLOB);
+INSERT INTO vault_secrets VALUES ('api_key', x'00', x'73656372657421');
 ";
 
 static NEXT: AtomicU32 = AtomicU32::new(0);
