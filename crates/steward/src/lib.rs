@@ -25,4 +25,5 @@ pub mod telegram_wiring;
 pub mod token;
 pub mod usage_cmd;
 pub mod user_cmd;
+pub mod vault_cmd;
 pub mod words;

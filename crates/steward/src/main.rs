@@ -77,6 +77,12 @@ enum Command {
         #[command(subcommand)]
         command: Option<steward::jobs_cmd::JobsCommand>,
     },
+    /// Secrets kept sealed in the database (`set NAME` reads the value from standard input,
+    /// `list` shows names only, `rm NAME`).
+    Vault {
+        #[command(subcommand)]
+        command: steward::vault_cmd::VaultCommand,
+    },
     /// Inspect configuration.
     Config {
         #[command(subcommand)]
@@ -160,6 +166,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::User { command } => steward::user_cmd::run(&load()?, command).await,
         Command::Usage { days } => steward::usage_cmd::run(&load()?, days).await,
         Command::Jobs { command } => steward::jobs_cmd::run(&load()?, command).await,
+        Command::Vault { command } => steward::vault_cmd::run(&load()?, command).await,
         Command::Config {
             command: ConfigCommand::Show,
         } => {

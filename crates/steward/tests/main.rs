@@ -55,3 +55,4 @@ mod prompt_tokens;
 mod skills_wiring;
 mod status_route;
 mod usage_cli;
+mod vault_cli;

@@ -250,6 +250,16 @@ pub(crate) static FIELDS: &[Field] = &[
         apply: |s, v| s.api_token = Some(v.text()),
     },
     Field {
+        key: "vault.key",
+        env: Some("STEWARD_VAULT_KEY"),
+        default: Default::None,
+        rule: Rule::VaultKey,
+        secret: true,
+        runtime: false,
+        help: "The key the vault seals secrets with; unset: a key file `vault.key` made 0600 in the data directory on first use",
+        apply: |s, v| s.vault_key = Some(v.text()),
+    },
+    Field {
         key: "parts.max_part_mb",
         env: Some("STEWARD_MAX_PART_MB"),
         default: Default::Text("20"),

@@ -107,6 +107,8 @@ pub(crate) enum Rule {
     Genres,
     /// A JSON object (a tool's arguments), at most 4 KiB.
     JsonObject,
+    /// A vault key: 64 hex digits (`steward_store::vault::VaultKey::from_hex`).
+    VaultKey,
 }
 
 impl Rule {
@@ -166,6 +168,7 @@ impl Rule {
             Rule::QuietHours => {
                 "`HH:MM-HH:MM` in `timezone`, e.g. `22:00-07:00` (may pass midnight)".into()
             }
+            Rule::VaultKey => "64 hex digits (32 random bytes, e.g. `openssl rand -hex 32`)".into(),
             Rule::JsonObject => "a JSON object, e.g. `{\"city\": \"Lyon\"}` (at most 4 KiB)".into(),
             Rule::Genres => format!(
                 "genres separated by commas, each one of {}",
@@ -261,6 +264,7 @@ impl Rule {
                 steward_jobs::voice::parse_quiet_hours(s).is_ok_and(|q| q.is_some())
             }
             Rule::Genres => steward_jobs::voice::parse_silenced(s).is_ok(),
+            Rule::VaultKey => steward_store::vault::VaultKey::from_hex(s).is_ok(),
             Rule::JsonObject => {
                 s.len() <= 4096
                     && serde_json::from_str::<serde_json::Value>(s).is_ok_and(|v| v.is_object())

@@ -25,6 +25,9 @@ pub struct Settings {
     pub http: HttpSettings,
     /// Secret: masked in `Debug`.
     pub api_token: Option<String>,
+    /// The vault key, 64 hex digits (`STEWARD_VAULT_KEY`); None: the key file in the data
+    /// directory. Secret: masked in `Debug`.
+    pub vault_key: Option<String>,
     pub agent: AgentSettings,
     pub shutdown_grace: Duration,
     pub model_timeout: Duration,
@@ -380,6 +383,7 @@ impl Settings {
                 trusted_proxy: false,
             },
             api_token: None,
+            vault_key: None,
             agent: AgentSettings {
                 max_rounds: 0,
                 max_turn_tokens: 0,
@@ -491,6 +495,7 @@ impl Settings {
     /// MCP credentials): the taint rule asks before any of them leaves in an outbound call.
     pub fn secret_values(&self) -> Vec<String> {
         let mut out: Vec<String> = self.api_token.iter().cloned().collect();
+        out.extend(self.vault_key.iter().cloned());
         out.extend(self.providers.iter().filter_map(|p| p.api_key.clone()));
         out.extend(self.web.search_api_key.iter().cloned());
         for spec in &self.mcp_servers {
@@ -535,6 +540,7 @@ impl fmt::Debug for Settings {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("http", &self.http)
             .field("api_token", &Masked(&self.api_token))
+            .field("vault_key", &Masked(&self.vault_key))
             .field("agent", &self.agent)
             .field("shutdown_grace", &self.shutdown_grace)
             .field("model_timeout", &self.model_timeout)
