@@ -18,7 +18,7 @@ use steward_jobs::jobs::{
 use steward_jobs::runner::{MissedPolicy, RunPolicy};
 use steward_jobs::schedule::Schedule;
 use steward_jobs::{Budget, Job, JobSettings, ScheduledJob, Scheduler, Voice};
-use steward_llm::{ModelRef, Models, ProviderConfig, ProviderKind, RetryPolicy};
+use steward_llm::ModelRef;
 use steward_memory::{Memory, MemoryConfig};
 use steward_protocol::{
     ConversationId, Inbound, JobName, Message, Principal, PrincipalId, Surface,
@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::briefing_support::{BERLIN, Recorder};
 use crate::runner_support::Driver;
+use crate::upkeep_jobs::fake_models;
 
 /// Monday 7 December 2026, 00:00 in Berlin (23:00 UTC the day before).
 const MONDAY: i64 = 1_796_598_000_000;
@@ -59,20 +60,6 @@ impl ApprovalSweep for Sweeps {
         self.0.fetch_add(1, Ordering::SeqCst);
         Ok(0)
     }
-}
-
-fn fake_models(fake: &FakeModel) -> Arc<Models> {
-    let provider = ProviderConfig {
-        name: "openai".into(),
-        kind: ProviderKind::OpenAi,
-        base_url: fake.openai_base_url(),
-        api_key: Some("sk-test-not-a-real-key".into()),
-        stream: false,
-        request_timeout: Duration::from_secs(10),
-        connect_timeout: Duration::from_secs(2),
-        parts: None,
-    };
-    Arc::new(Models::new(vec![provider], RetryPolicy::default()).unwrap())
 }
 
 #[tokio::test]

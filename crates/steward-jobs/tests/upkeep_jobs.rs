@@ -46,7 +46,8 @@ fn world() -> (Arc<ManualClock>, Arc<dyn Store>, Arc<Memory>) {
     (clock, store, Arc::new(memory))
 }
 
-fn fake_models(fake: &FakeModel) -> Arc<Models> {
+/// Models over the fake model, no retries (the idle day's test uses it too).
+pub fn fake_models(fake: &FakeModel) -> Arc<Models> {
     let provider = ProviderConfig {
         name: "openai".into(),
         kind: ProviderKind::OpenAi,
